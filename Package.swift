@@ -1,0 +1,107 @@
+// swift-tools-version:6.0
+// Herald: a self-hosted push-notification backend built as small services over AMQP.
+import PackageDescription
+
+/// Every Herald service: (product name, target name, folder under Services/).
+let services: [(product: String, target: String)] = [
+    ("herald-gateway", "Gateway"),
+    ("herald-registration", "Registration"),
+    ("herald-preferences", "Preferences"),
+    ("herald-encryption", "Encryption"),
+    ("herald-fcm", "FCMDispatcher"),
+    ("herald-hms", "HMSDispatcher"),
+    ("herald-webhook", "WebhookDispatcher"),
+    ("herald-sandbox", "Sandbox"),
+]
+
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v15)],
+    products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
+        .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
+        .library(name: "HeraldModel", targets: ["HeraldModel"]),
+        .library(name: "Messaging", targets: ["Messaging"]),
+        .library(name: "ServiceKit", targets: ["ServiceKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.10.0"..<"5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CRabbitMQ",
+            path: "Shared/CRabbitMQ",
+            pkgConfig: "librabbitmq",
+            providers: [.apt(["librabbitmq-dev"])]
+        ),
+        .target(
+            name: "HeraldModel",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/HeraldModel"
+        ),
+        .target(
+            name: "Messaging",
+            dependencies: [
+                "CRabbitMQ", "HeraldModel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            path: "Shared/Messaging"
+        ),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "HeraldModel", "Messaging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Shared/ServiceKit"
+        ),
+        .executableTarget(
+            name: "MessagingBenchmark",
+            dependencies: ["Messaging", "HeraldModel"],
+            path: "Benchmarks/MessagingBenchmark"
+        ),
+        .testTarget(
+            name: "HeraldModelTests",
+            dependencies: ["HeraldModel"],
+            path: "Tests/HeraldModelTests",
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MessagingTests",
+            dependencies: ["Messaging", "HeraldModel"],
+            path: "Tests/MessagingTests"
+        ),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: [
+                "ServiceKit", "Messaging", "HeraldModel",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ServiceKitTests"
+        ),
+        .testTarget(
+            name: "ServicesTests",
+            dependencies: ["Messaging", "HeraldModel"],
+            path: "Tests/ServicesTests"
+        ),
+    ] + services.map {
+        .executableTarget(
+            name: $0.target,
+            dependencies: ["ServiceKit", "Messaging", "HeraldModel"],
+            path: "Services/\($0.target)"
+        )
+    }
+)

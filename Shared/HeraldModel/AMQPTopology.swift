@@ -1,0 +1,116 @@
+/// A set of exchanges, queues and bindings, as data. Messaging declares it idempotently;
+/// `HeraldTopology` holds Herald's own.
+public struct AMQPTopology: Sendable, Hashable {
+    public var exchanges: [ExchangeSpec]
+    public var queues: [QueueSpec]
+    public var bindings: [BindingSpec]
+
+    public init(exchanges: [ExchangeSpec] = [], queues: [QueueSpec] = [], bindings: [BindingSpec] = []) {
+        self.exchanges = exchanges
+        self.queues = queues
+        self.bindings = bindings
+    }
+
+    /// Both topologies together; a repeated declaration appears once.
+    public func merged(with other: AMQPTopology) -> AMQPTopology {
+        func union<T: Hashable>(_ a: [T], _ b: [T]) -> [T] {
+            var seen = Set(a)
+            return a + b.filter { seen.insert($0).inserted }
+        }
+        return AMQPTopology(
+            exchanges: union(exchanges, other.exchanges),
+            queues: union(queues, other.queues),
+            bindings: union(bindings, other.bindings))
+    }
+
+    public func queue(named name: String) -> QueueSpec? {
+        queues.first { $0.name == name }
+    }
+}
+
+public struct ExchangeSpec: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case direct, topic, fanout, headers
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var durable: Bool
+
+    public init(_ name: String, kind: Kind, durable: Bool = true) {
+        self.name = name
+        self.kind = kind
+        self.durable = durable
+    }
+}
+
+/// A queue and its arguments. Work queues are quorum queues that dead-letter at least once.
+public struct QueueSpec: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case quorum, classic
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var durable: Bool
+    public var exclusive: Bool
+    public var autoDelete: Bool
+    public var deadLetterExchange: String?
+    public var deadLetterRoutingKey: String?
+    /// Messages older than this many milliseconds are dead-lettered (used by retry delay queues).
+    public var messageTTLMilliseconds: Int64?
+    /// Quorum queues dead-letter a message redelivered this many times.
+    public var deliveryLimit: Int64?
+
+    public init(
+        _ name: String, kind: Kind = .quorum, durable: Bool = true, exclusive: Bool = false,
+        autoDelete: Bool = false, deadLetterExchange: String? = nil,
+        deadLetterRoutingKey: String? = nil, messageTTLMilliseconds: Int64? = nil,
+        deliveryLimit: Int64? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.durable = durable
+        self.exclusive = exclusive
+        self.autoDelete = autoDelete
+        self.deadLetterExchange = deadLetterExchange
+        self.deadLetterRoutingKey = deadLetterRoutingKey
+        self.messageTTLMilliseconds = messageTTLMilliseconds
+        self.deliveryLimit = deliveryLimit
+    }
+
+    /// The `x-` arguments the broker receives, in a stable order.
+    public var arguments: [(key: String, value: Argument)] {
+        var args: [(String, Argument)] = []
+        if kind == .quorum { args.append(("x-queue-type", .string("quorum"))) }
+        if let dlx = deadLetterExchange {
+            args.append(("x-dead-letter-exchange", .string(dlx)))
+            if kind == .quorum {
+                // At-least-once dead-lettering: a message moves only once the target confirmed it.
+                args.append(("x-dead-letter-strategy", .string("at-least-once")))
+                args.append(("x-overflow", .string("reject-publish")))
+            }
+        }
+        if let key = deadLetterRoutingKey { args.append(("x-dead-letter-routing-key", .string(key))) }
+        if let ttl = messageTTLMilliseconds { args.append(("x-message-ttl", .int(ttl))) }
+        if let limit = deliveryLimit { args.append(("x-delivery-limit", .int(limit))) }
+        return args.map { (key: $0.0, value: $0.1) }
+    }
+
+    public enum Argument: Sendable, Hashable {
+        case string(String)
+        case int(Int64)
+    }
+}
+
+public struct BindingSpec: Sendable, Hashable {
+    public var exchange: String
+    public var queue: String
+    public var routingKey: String
+
+    public init(exchange: String, queue: String, routingKey: String) {
+        self.exchange = exchange
+        self.queue = queue
+        self.routingKey = routingKey
+    }
+}

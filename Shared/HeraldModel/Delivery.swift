@@ -1,0 +1,126 @@
+import Crypto
+import Foundation
+
+/// `herald.delivery.v1`: one event for one device. Published by Registration to
+/// `herald.deliveries` (`resolved`), and by Preferences again (`allowed`) when the user wants it.
+public struct Delivery: Contract, Hashable {
+    public static let contractName = ContractName.delivery
+
+    /// Deterministic: the same event and device always give the same id (see `makeId`).
+    public var deliveryId: String
+    public var eventId: String
+    public var app: String
+    public var source: EventSource
+    public var kind: String
+    public var occurredAt: Date
+    public var context: [String: String]
+    public var data: [String: String]
+    public var alert: Alert?
+    public var options: DeliveryOptions
+    public var device: DeviceTarget
+    /// The RSA key of the email address, when the audience was an address that registered one.
+    public var addressKey: AddressKey?
+
+    public var messageId: String { deliveryId }
+    public var correlationId: String { eventId }
+
+    public init(
+        deliveryId: String? = nil, eventId: String, app: String, source: EventSource, kind: String,
+        occurredAt: Date, context: [String: String] = [:], data: [String: String] = [:],
+        alert: Alert? = nil, options: DeliveryOptions = DeliveryOptions(),
+        device: DeviceTarget, addressKey: AddressKey? = nil
+    ) {
+        self.deliveryId = deliveryId ?? Delivery.makeId(app: app, eventId: eventId, deviceId: device.id)
+        self.eventId = eventId
+        self.app = app
+        self.source = source
+        self.kind = kind
+        self.occurredAt = occurredAt
+        self.context = context
+        self.data = data
+        self.alert = alert
+        self.options = options
+        self.device = device
+        self.addressKey = addressKey
+    }
+
+    /// Builds the delivery of `event` to `device`, copying what the later stages need
+    /// (never the audience, which may list thousands of users).
+    public init(event: NotificationEvent, device: DeviceTarget, addressKey: AddressKey? = nil) {
+        self.init(
+            eventId: event.id, app: event.app, source: event.source, kind: event.kind,
+            occurredAt: event.occurredAt, context: event.context, data: event.data,
+            alert: event.alert, options: event.options, device: device, addressKey: addressKey)
+    }
+
+    /// The deterministic delivery id: the first 128 bits of SHA-256 over app, event id and
+    /// device id, in hex. A redelivered event therefore yields the same delivery ids.
+    public static func makeId(app: String, eventId: String, deviceId: String) -> String {
+        var hasher = SHA256()
+        for part in [app, eventId, deviceId] {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: Data([0]))
+        }
+        return hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The provider a device is reached through.
+public enum Platform: String, Codable, Sendable, Hashable, CaseIterable {
+    case fcm, hms, webhook
+}
+
+/// The operating system of a device; it decides provider-specific hints (e.g. APNs fields for iOS).
+public enum DeviceOS: String, Codable, Sendable, Hashable, CaseIterable {
+    case ios, android, web, other
+}
+
+/// The device a delivery goes to, as Registration knows it.
+public struct DeviceTarget: Codable, Sendable, Hashable {
+    public var id: String
+    public var platform: Platform
+    public var token: String
+    public var os: DeviceOS
+    public var userId: String?
+    public var locale: String?
+    /// The device's registered P-256 key, used for RFC 8291 encryption.
+    public var key: DeviceKey?
+
+    public init(
+        id: String, platform: Platform, token: String, os: DeviceOS,
+        userId: String? = nil, locale: String? = nil, key: DeviceKey? = nil
+    ) {
+        self.id = id
+        self.platform = platform
+        self.token = token
+        self.os = os
+        self.userId = userId
+        self.locale = locale
+        self.key = key
+    }
+}
+
+/// A device's encryption key: its P-256 public key (uncompressed point) and 16-byte auth
+/// secret, both base64url without padding, and the key id the app gave it.
+public struct DeviceKey: Codable, Sendable, Hashable {
+    public var keyId: String
+    public var p256dh: String
+    public var auth: String
+    public init(keyId: String, p256dh: String, auth: String) {
+        self.keyId = keyId
+        self.p256dh = p256dh
+        self.auth = auth
+    }
+}
+
+/// The RSA public key registered with an email address (SPKI DER, base64), used for JWE.
+public struct AddressKey: Codable, Sendable, Hashable {
+    public var emailAddressId: String
+    public var keyId: String
+    public var publicKey: String
+    public init(emailAddressId: String, keyId: String, publicKey: String) {
+        self.emailAddressId = emailAddressId
+        self.keyId = keyId
+        self.publicKey = publicKey
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// `herald.dispatch.v1`: the final provider payload for one token. Published by Encryption to
+/// `herald.dispatch` with the platform as routing key, and back there by the retry tiers.
+public struct DispatchRequest: Contract, Hashable {
+    public static let contractName = ContractName.dispatch
+
+    public var deliveryId: String
+    public var eventId: String
+    public var app: String
+    public var kind: String
+    public var platform: Platform
+    public var deviceId: String
+    public var token: String
+    public var os: DeviceOS
+    /// The data map the app receives (see the data-map section of the architecture docs).
+    public var data: [String: String]
+    public var notification: Notification?
+    public var ttlSeconds: Int?
+    public var priority: Priority
+    public var collapseKey: String?
+    /// iOS-specific hints (APNs fields carried through FCM or HMS).
+    public var ios: IOSHints?
+    /// After this instant the delivery is pointless: it is dropped with outcome `expired`.
+    public var expiresAt: Date?
+    /// 1 for the first attempt, incremented by each retry.
+    public var attempt: Int
+    /// When the first attempt was made; retries stop two hours after it.
+    public var firstAttemptAt: Date?
+
+    public var messageId: String { "\(deliveryId)#\(attempt)" }
+    public var correlationId: String { eventId }
+
+    public init(
+        deliveryId: String, eventId: String, app: String, kind: String, platform: Platform,
+        deviceId: String, token: String, os: DeviceOS, data: [String: String],
+        notification: Notification? = nil, ttlSeconds: Int? = nil, priority: Priority = .normal,
+        collapseKey: String? = nil, ios: IOSHints? = nil, expiresAt: Date? = nil,
+        attempt: Int = 1, firstAttemptAt: Date? = nil
+    ) {
+        self.deliveryId = deliveryId
+        self.eventId = eventId
+        self.app = app
+        self.kind = kind
+        self.platform = platform
+        self.deviceId = deviceId
+        self.token = token
+        self.os = os
+        self.data = data
+        self.notification = notification
+        self.ttlSeconds = ttlSeconds
+        self.priority = priority
+        self.collapseKey = collapseKey
+        self.ios = ios
+        self.expiresAt = expiresAt
+        self.attempt = attempt
+        self.firstAttemptAt = firstAttemptAt
+    }
+
+    /// The visible part of a push.
+    public struct Notification: Codable, Sendable, Hashable {
+        public var title: String?
+        public var body: String?
+        public init(title: String?, body: String?) {
+            self.title = title
+            self.body = body
+        }
+    }
+
+    /// Fields an iOS device needs: `mutable-content` lets a notification service extension
+    /// decrypt and rewrite an encrypted push.
+    public struct IOSHints: Codable, Sendable, Hashable {
+        public var mutableContent: Bool
+        public var contentAvailable: Bool
+        public init(mutableContent: Bool = false, contentAvailable: Bool = false) {
+            self.mutableContent = mutableContent
+            self.contentAvailable = contentAvailable
+        }
+    }
+}

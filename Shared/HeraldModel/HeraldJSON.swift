@@ -1,0 +1,84 @@
+import Foundation
+
+/// The JSON conventions every Herald contract follows on the wire: UTF-8, camelCase keys,
+/// ISO-8601 UTC timestamps with milliseconds, sorted keys (so encodings are stable and
+/// golden fixtures diff cleanly), unknown keys ignored on decode.
+public enum HeraldJSON {
+    /// Encoder for contracts. Dates are written as `2026-11-21T14:31:09.123Z`.
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty
+            ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+            : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(formatTimestamp(date))
+        }
+        return encoder
+    }
+
+    /// Decoder for contracts. Accepts timestamps with or without fractional seconds.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = parseTimestamp(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "expected an ISO-8601 UTC timestamp such as 2026-11-21T14:31:09Z, got \"\(text)\""
+                )
+            }
+            return date
+        }
+        return decoder
+    }
+
+    /// Encodes a value with the contract conventions.
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try encoder().encode(value)
+    }
+
+    /// Decodes a value with the contract conventions.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decoder().decode(type, from: data)
+    }
+
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+    private static let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
+
+    /// Formats a date as an ISO-8601 UTC timestamp with milliseconds.
+    public static func formatTimestamp(_ date: Date) -> String {
+        withFraction.format(date)
+    }
+
+    /// Parses an ISO-8601 UTC timestamp, with or without fractional seconds.
+    public static func parseTimestamp(_ text: String) -> Date? {
+        if let date = try? withFraction.parse(text) { return date }
+        return try? withoutFraction.parse(text)
+    }
+
+    /// A human-readable description of a decoding failure: the path of the offending field
+    /// and what was wrong with it, for dead-letter reasons and problem details.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.isEmpty ? "the document" : String(text.drop(while: { $0 == "." }))
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = context.codingPath.isEmpty ? "" : " in \(path(context.codingPath))"
+            return "missing field \"\(key.stringValue)\"\(parent)"
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "not valid JSON: \(context.debugDescription)" }
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+}

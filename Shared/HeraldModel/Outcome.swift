@@ -1,0 +1,38 @@
+import Foundation
+
+/// `herald.outcome.v1`: what became of one delivery. Published to `herald.outcomes` with the
+/// status as routing key.
+public struct Outcome: Contract, Hashable {
+    public static let contractName = ContractName.outcome
+
+    public var deliveryId: String
+    public var eventId: String
+    public var app: String
+    public var status: OutcomeStatus
+    /// Why, in words an operator understands (e.g. `filtered by channel`, `UNREGISTERED`).
+    public var reason: String?
+    /// The provider's own error code, when a provider answered.
+    public var providerCode: String?
+    public var at: Date
+
+    public var messageId: String { "\(deliveryId):\(status.rawValue)" }
+    public var correlationId: String { eventId }
+    public var routingKey: String { status.rawValue }
+
+    public init(
+        deliveryId: String, eventId: String, app: String, status: OutcomeStatus,
+        reason: String? = nil, providerCode: String? = nil, at: Date
+    ) {
+        self.deliveryId = deliveryId
+        self.eventId = eventId
+        self.app = app
+        self.status = status
+        self.reason = reason
+        self.providerCode = providerCode
+        self.at = at
+    }
+}
+
+public enum OutcomeStatus: String, Codable, Sendable, Hashable, CaseIterable {
+    case delivered, filtered, expired, failed, revoked, retrying
+}

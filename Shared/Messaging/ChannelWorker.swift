@@ -1,0 +1,525 @@
+import CRabbitMQ
+import DequeModule
+import Foundation
+import HeraldModel
+import Logging
+import Metrics
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a worker consumes, if anything.
+struct ConsumeSpec: Sendable {
+    var queue: String
+    var prefetch: UInt16
+    var noAck: Bool
+    var exclusive: Bool
+}
+
+/// A publish waiting for its broker confirm.
+struct PendingPublish: Sendable {
+    var message: OutgoingMessage
+    var completion: @Sendable (Result<Void, MessagingError>) -> Void
+    /// Set when the broker returned the (mandatory) message as unroutable.
+    var returned: String?
+    var republished = false
+}
+
+/// One AMQP connection on its own thread. rabbitmq-c connections must never be touched by
+/// two threads, so this thread does all the I/O: it connects (with backoff), declares the
+/// topology, publishes what callers queued, reads confirms and deliveries, applies the
+/// settlements callers queued, and reconnects after any failure. Callers talk to it through
+/// a locked mailbox and an eventfd that wakes it from `poll`.
+///
+/// Publisher, Consumer and RPCClient are thin fronts over this one engine.
+final class ChannelWorker: Sendable {
+    struct Settlement: Sendable {
+        var generation: UInt64
+        var tag: UInt64
+        var kind: SettlementKind
+    }
+
+    private struct Mailbox: Sendable {
+        var outbox = Deque<PendingPublish>()
+        var settlements: [Settlement] = []
+        var stopRequested = false
+        var stopDeadline: ContinuousClock.Instant?
+        var stopConsumingRequested = false
+        var sleeping = false
+        var connected = false
+        var generation: UInt64 = 0
+        var lastError: MessagingError?
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let configuration: ConnectionConfiguration
+    let confirms: Bool
+    let consume: ConsumeSpec?
+    /// How many publishes may await their confirm at once.
+    let window: Int
+    private let mailbox = Mutex(Mailbox())
+    private let wakeup = Wakeup()
+    private let onDelivery: @Sendable (ReceivedMessage) -> Void
+    private let onConsumeEnd: @Sendable () -> Void
+    private let metrics: WorkerMetrics
+
+    init(
+        configuration: ConnectionConfiguration, confirms: Bool, consume: ConsumeSpec?,
+        window: Int = 1000,
+        onDelivery: @escaping @Sendable (ReceivedMessage) -> Void = { _ in },
+        onConsumeEnd: @escaping @Sendable () -> Void = {}
+    ) {
+        self.configuration = configuration
+        self.confirms = confirms
+        self.consume = consume
+        self.window = max(1, window)
+        self.onDelivery = onDelivery
+        self.onConsumeEnd = onConsumeEnd
+        self.metrics = WorkerMetrics(connection: configuration.name)
+    }
+
+    /// Starts the worker thread.
+    func start() {
+        let thread = Thread { [self] in self.threadMain() }
+        thread.name = "amqp:\(configuration.name)"
+        thread.start()
+    }
+
+    // MARK: Caller side (any thread)
+
+    var isConnected: Bool { mailbox.withLock { $0.connected } }
+    var lastError: MessagingError? { mailbox.withLock { $0.lastError } }
+
+    func enqueue(_ publishes: some Sequence<PendingPublish>) {
+        let rejected: [PendingPublish]? = mailbox.withLock { box in
+            if box.stopRequested || box.finished { return Array(publishes) }
+            box.outbox.append(contentsOf: publishes)
+            return nil
+        }
+        if let rejected {
+            for publish in rejected {
+                publish.completion(.failure(MessagingError(.shutdown, "the publisher \(configuration.name) is closed")))
+            }
+            return
+        }
+        wake()
+    }
+
+    func settle(generation: UInt64, tag: UInt64, kind: SettlementKind) {
+        mailbox.withLock { $0.settlements.append(Settlement(generation: generation, tag: tag, kind: kind)) }
+        wake()
+    }
+
+    /// Cancels the consumer: deliveries stop and the delivery stream ends once the broker
+    /// confirmed the cancel. In-flight deliveries can still be settled.
+    func stopConsuming() {
+        mailbox.withLock { $0.stopConsumingRequested = true }
+        wakeup.signal()
+    }
+
+    /// Stops the worker: consuming ends, then it waits (up to `timeout`) until every queued
+    /// publish is confirmed and every delivery handed out is settled, and closes.
+    func stop(timeout: Duration) async {
+        let alreadyFinished = mailbox.withLock { box -> Bool in
+            if !box.stopRequested {
+                box.stopRequested = true
+                box.stopConsumingRequested = true
+                box.stopDeadline = .now + timeout
+            }
+            return box.finished
+        }
+        wakeup.signal()
+        if alreadyFinished { return }
+        await withCheckedContinuation { continuation in
+            let done = mailbox.withLock { box -> Bool in
+                if box.finished { return true }
+                box.finishWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func wake() {
+        let sleeping = mailbox.withLock { box -> Bool in
+            let was = box.sleeping
+            box.sleeping = false
+            return was
+        }
+        if sleeping { wakeup.signal() }
+    }
+
+    // MARK: Worker thread
+
+    private var logger: Logger { configuration.logger }
+
+    private func threadMain() {
+        var attempt = 0
+        var consumeEnded = false
+        func endConsuming() {
+            if !consumeEnded, consume != nil {
+                consumeEnded = true
+                onConsumeEnd()
+            }
+        }
+        while !mailbox.withLock({ $0.stopRequested }) {
+            let connection: RabbitConnection
+            let generation: UInt64
+            do {
+                connection = try RabbitConnection(
+                    url: configuration.url, heartbeat: configuration.heartbeatSeconds,
+                    name: configuration.name, connectTimeout: configuration.connectTimeout)
+                do {
+                    try connection.declare(configuration.topology)
+                    if let consume {
+                        // Direct reply-to needs its consumer in place before the first publish.
+                        if !consume.noAck { try connection.qos(prefetch: consume.prefetch) }
+                    }
+                    if confirms { try connection.enableConfirms() }
+                } catch {
+                    connection.abandon()
+                    throw error
+                }
+                generation = mailbox.withLock { box in
+                    box.generation += 1
+                    return box.generation
+                }
+            } catch {
+                let error = error as? MessagingError ?? MessagingError(.connectionFailed, "\(error)")
+                mailbox.withLock { $0.lastError = error }
+                let delay = configuration.reconnect.delay(attempt: attempt)
+                logger.warning("broker connection failed; retrying", metadata: [
+                    "connection": "\(configuration.name)", "url": "\(configuration.url)",
+                    "error": "\(error)", "retryInMs": "\(delay.milliseconds)",
+                ])
+                attempt += 1
+                wakeup.wait(timeout: delay)
+                continue
+            }
+
+            let session = Session(worker: self, connection: connection, generation: generation)
+            do {
+                try session.setUpConsumer(alreadyEnded: consumeEnded)
+                mailbox.withLock {
+                    $0.connected = true
+                    $0.lastError = nil
+                }
+                metrics.connected.record(1)
+                if attempt > 0 || generation > 1 {
+                    logger.info("broker connection established", metadata: [
+                        "connection": "\(configuration.name)", "generation": "\(generation)",
+                    ])
+                }
+                attempt = 0
+                try session.serve(endConsuming: endConsuming)
+                connection.close()
+                mailbox.withLock { $0.connected = false }
+                break
+            } catch {
+                let error = error as? MessagingError ?? MessagingError(.connectionLost, "\(error)")
+                connection.abandon()
+                metrics.connected.record(0)
+                metrics.reconnects.increment()
+                // Everything not confirmed goes out again on the next connection, in order.
+                let unconfirmed = session.takeUnconfirmed()
+                mailbox.withLock { box in
+                    box.connected = false
+                    box.lastError = error
+                    box.settlements.removeAll()
+                    for publish in unconfirmed.reversed() { box.outbox.prepend(publish) }
+                }
+                logger.warning("broker connection lost; reconnecting", metadata: [
+                    "connection": "\(configuration.name)", "error": "\(error)",
+                    "unconfirmed": "\(unconfirmed.count)",
+                ])
+                wakeup.wait(timeout: configuration.reconnect.delay(attempt: 0))
+            }
+        }
+        metrics.connected.record(0)
+        endConsuming()
+        let (leftovers, waiters) = mailbox.withLock { box in
+            box.finished = true
+            box.connected = false
+            let leftovers = Array(box.outbox)
+            box.outbox.removeAll()
+            let waiters = box.finishWaiters
+            box.finishWaiters.removeAll()
+            return (leftovers, waiters)
+        }
+        for publish in leftovers {
+            publish.completion(.failure(MessagingError(.shutdown, "\(configuration.name) stopped before this message was confirmed")))
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The state of one connection, confined to the worker thread.
+    private final class Session {
+        let worker: ChannelWorker
+        let connection: RabbitConnection
+        let generation: UInt64
+        var unconfirmed = Deque<(seq: UInt64, publish: PendingPublish)>()
+        var nextSeq: UInt64 = 1
+        var unsettled = 0
+        var consumerTag: String?
+        var cancelSent = false
+        var consumeEnded = false
+        var lastInbound = ContinuousClock.now
+
+        init(worker: ChannelWorker, connection: RabbitConnection, generation: UInt64) {
+            self.worker = worker
+            self.connection = connection
+            self.generation = generation
+        }
+
+        func takeUnconfirmed() -> [PendingPublish] {
+            let publishes = unconfirmed.map { entry -> PendingPublish in
+                var publish = entry.publish
+                publish.republished = true
+                publish.returned = nil
+                return publish
+            }
+            unconfirmed.removeAll()
+            return publishes
+        }
+
+        func setUpConsumer(alreadyEnded: Bool) throws {
+            consumeEnded = alreadyEnded
+            guard let consume = worker.consume, !alreadyEnded else { return }
+            let stopping = worker.mailbox.withLock { $0.stopConsumingRequested }
+            guard !stopping else { return }
+            consumerTag = try connection.consume(
+                queue: consume.queue, noAck: consume.noAck, exclusive: consume.exclusive)
+        }
+
+        /// Runs until the worker is asked to stop and has drained (returns), or the
+        /// connection fails (throws).
+        func serve(endConsuming: () -> Void) throws {
+            let heartbeat = Double(connection.heartbeat)
+            let tickMs: Int32 = heartbeat > 0 ? Int32(min(250, heartbeat * 250)) : 250
+            while true {
+                // 1. Take work from the mailbox.
+                let room = worker.confirms ? max(0, worker.window - unconfirmed.count) : Int.max
+                let (publishes, settlements, stopRequested, stopConsuming, deadline) = worker.mailbox.withLock { box in
+                    var taken: [PendingPublish] = []
+                    let count = min(room, box.outbox.count)
+                    if count > 0 {
+                        taken.reserveCapacity(count)
+                        for _ in 0..<count { taken.append(box.outbox.removeFirst()) }
+                    }
+                    let settlements = box.settlements
+                    box.settlements.removeAll(keepingCapacity: true)
+                    return (taken, settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline)
+                }
+
+                for settlement in settlements where settlement.generation == generation {
+                    switch settlement.kind {
+                    case .ack: try connection.ack(settlement.tag)
+                    case .nack(let requeue): try connection.nack(settlement.tag, requeue: requeue)
+                    }
+                    unsettled -= 1
+                }
+                for publish in publishes {
+                    if worker.confirms {
+                        unconfirmed.append((nextSeq, publish))
+                        nextSeq += 1
+                        try connection.publish(publish.message)
+                    } else {
+                        try connection.publish(publish.message)
+                        publish.completion(.success(()))
+                    }
+                    worker.metrics.published.increment()
+                    if publish.republished { worker.metrics.republished.increment() }
+                }
+
+                // 2. Stop consuming when asked; end the stream when the broker confirmed it.
+                if stopConsuming, !cancelSent {
+                    cancelSent = true
+                    if let tag = consumerTag {
+                        try connection.cancel(consumerTag: tag)
+                    } else if !consumeEnded {
+                        consumeEnded = true
+                        endConsuming()
+                    }
+                }
+
+                // 3. Finished draining?
+                if stopRequested {
+                    let drained = unconfirmed.isEmpty && unsettled == 0 && (consumerTag == nil || consumeEnded)
+                        && worker.mailbox.withLock { $0.outbox.isEmpty && $0.settlements.isEmpty }
+                    if drained { return }
+                    if let deadline, ContinuousClock.now >= deadline {
+                        worker.logger.warning("shutdown deadline passed with work outstanding", metadata: [
+                            "connection": "\(worker.configuration.name)",
+                            "unconfirmed": "\(unconfirmed.count)", "unsettled": "\(unsettled)",
+                        ])
+                        for entry in unconfirmed {
+                            entry.publish.completion(.failure(MessagingError(.shutdown, "stopped before the broker confirmed this message")))
+                        }
+                        unconfirmed.removeAll()
+                        return
+                    }
+                }
+
+                // 4. Wait for input, unless some is already buffered or more work is queued.
+                if !connection.hasBufferedInput {
+                    let moreWork = worker.mailbox.withLock { box -> Bool in
+                        let pending = (!box.outbox.isEmpty && (!worker.confirms || unconfirmed.count < worker.window))
+                            || !box.settlements.isEmpty
+                            || (box.stopConsumingRequested && !cancelSent)
+                        if !pending { box.sleeping = true }
+                        return pending
+                    }
+                    if !moreWork {
+                        var fds = [
+                            pollfd(fd: connection.socketDescriptor, events: Int16(POLLIN), revents: 0),
+                            pollfd(fd: worker.wakeup.descriptor, events: Int16(POLLIN), revents: 0),
+                        ]
+                        let timeout = stopRequested ? min(tickMs, 50) : tickMs
+                        let ready = poll(&fds, 2, timeout)
+                        worker.mailbox.withLock { $0.sleeping = false }
+                        if ready > 0 {
+                            if fds[1].revents != 0 { worker.wakeup.drain() }
+                            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0, fds[0].revents & Int16(POLLIN) == 0 {
+                                throw MessagingError(.connectionLost, "socket closed")
+                            }
+                            if fds[0].revents != 0 { lastInbound = .now }
+                        }
+                    }
+                } else {
+                    lastInbound = .now
+                }
+
+                // 5. Read what arrived (this also sends heartbeats when they are due).
+                var frames = 0
+                while frames < 512, let frame = try connection.nextFrame() {
+                    frames += 1
+                    try handle(frame, endConsuming: endConsuming)
+                }
+                if frames > 0 { lastInbound = .now }
+                connection.releaseBuffers()
+
+                if heartbeat > 0, ContinuousClock.now - lastInbound > .seconds(heartbeat * 2 + 1) {
+                    throw MessagingError(.connectionLost, "no heartbeat from the broker for \(Int(heartbeat * 2 + 1)) s")
+                }
+            }
+        }
+
+        private func handle(_ frame: amqp_frame_t, endConsuming: () -> Void) throws {
+            guard frame.frame_type == UInt8(AMQP_FRAME_METHOD) else { return }
+            let method = frame.payload.method
+            switch method.id {
+            case amqp_method_number_t(AMQP_BASIC_DELIVER_METHOD):
+                let deliver = method.decoded!.assumingMemoryBound(to: amqp_basic_deliver_t.self).pointee
+                let tag = deliver.delivery_tag
+                let exchange = AMQPDecode.string(deliver.exchange)
+                let routingKey = AMQPDecode.string(deliver.routing_key)
+                let redelivered = deliver.redelivered != 0
+                let content = try connection.readContent()
+                guard let consume = worker.consume else { return }
+                if consumeEnded {
+                    // Arrived after the stream ended: give it back at once.
+                    if !consume.noAck { try connection.nack(tag, requeue: true) }
+                    return
+                }
+                let handle = consume.noAck ? nil : SettlementHandle(worker: worker, generation: generation, tag: tag)
+                if !consume.noAck { unsettled += 1 }
+                worker.metrics.consumed.increment()
+                worker.onDelivery(ReceivedMessage(
+                    body: content.body, properties: content.properties, exchange: exchange,
+                    routingKey: routingKey, redelivered: redelivered, deliveryTag: tag,
+                    settlement: handle))
+
+            case amqp_method_number_t(AMQP_BASIC_ACK_METHOD):
+                let ack = method.decoded!.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
+                confirm(upTo: ack.delivery_tag, multiple: ack.multiple != 0, ok: true)
+
+            case amqp_method_number_t(AMQP_BASIC_NACK_METHOD):
+                let nack = method.decoded!.assumingMemoryBound(to: amqp_basic_nack_t.self).pointee
+                confirm(upTo: nack.delivery_tag, multiple: nack.multiple != 0, ok: false)
+
+            case amqp_method_number_t(AMQP_BASIC_RETURN_METHOD):
+                let returned = method.decoded!.assumingMemoryBound(to: amqp_basic_return_t.self).pointee
+                let why = "\(returned.reply_code) \(AMQPDecode.string(returned.reply_text)): exchange \"\(AMQPDecode.string(returned.exchange))\", routing key \"\(AMQPDecode.string(returned.routing_key))\""
+                let content = try connection.readContent()
+                if let id = content.properties.messageId,
+                   let index = unconfirmed.firstIndex(where: { $0.publish.returned == nil && $0.publish.message.properties.messageId == id }) {
+                    unconfirmed[index].publish.returned = why
+                } else {
+                    worker.logger.warning("message returned by the broker", metadata: ["reason": "\(why)"])
+                }
+
+            case amqp_method_number_t(AMQP_BASIC_CANCEL_OK_METHOD):
+                consumerTag = nil
+                if !consumeEnded {
+                    consumeEnded = true
+                    endConsuming()
+                }
+
+            case amqp_method_number_t(AMQP_BASIC_CANCEL_METHOD):
+                // The broker cancelled us (queue deleted, node going down): consume again
+                // on a fresh connection.
+                throw MessagingError(.connectionLost, "the broker cancelled the consumer of \(worker.consume?.queue ?? "?")")
+
+            case amqp_method_number_t(AMQP_CHANNEL_CLOSE_METHOD):
+                let close = method.decoded!.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
+                connection.acknowledgeClose(onConnection: false)
+                throw MessagingError(.channelError, "broker closed the channel: \(close.reply_code) \(AMQPDecode.string(close.reply_text))")
+
+            case amqp_method_number_t(AMQP_CONNECTION_CLOSE_METHOD):
+                let close = method.decoded!.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
+                connection.acknowledgeClose(onConnection: true)
+                throw MessagingError(.connectionLost, "broker closed the connection: \(close.reply_code) \(AMQPDecode.string(close.reply_text))")
+
+            case amqp_method_number_t(AMQP_CONNECTION_BLOCKED_METHOD):
+                worker.logger.warning("broker blocked publishing (resource alarm)", metadata: ["connection": "\(worker.configuration.name)"])
+
+            default:
+                return
+            }
+        }
+
+        private func confirm(upTo tag: UInt64, multiple: Bool, ok: Bool) {
+            var done: [PendingPublish] = []
+            if multiple {
+                while let first = unconfirmed.first, first.seq <= tag {
+                    done.append(unconfirmed.removeFirst().publish)
+                }
+            } else if let index = unconfirmed.firstIndex(where: { $0.seq == tag }) {
+                done.append(unconfirmed.remove(at: index).publish)
+            }
+            for publish in done {
+                if !ok {
+                    worker.metrics.nacked.increment()
+                    publish.completion(.failure(MessagingError(.publishRejected, "the broker refused the message (basic.nack)")))
+                } else if let returned = publish.returned {
+                    publish.completion(.failure(MessagingError(.unroutable, "no queue took the message: \(returned)")))
+                } else {
+                    publish.completion(.success(()))
+                }
+            }
+        }
+    }
+}
+
+/// Per-connection counters.
+struct WorkerMetrics: Sendable {
+    let published: Counter
+    let republished: Counter
+    let nacked: Counter
+    let consumed: Counter
+    let reconnects: Counter
+    let connected: Gauge
+
+    init(connection: String) {
+        let dimensions = [("connection", connection)]
+        published = Counter(label: "herald_amqp_published_total", dimensions: dimensions)
+        republished = Counter(label: "herald_amqp_republished_total", dimensions: dimensions)
+        nacked = Counter(label: "herald_amqp_publish_rejected_total", dimensions: dimensions)
+        consumed = Counter(label: "herald_amqp_consumed_total", dimensions: dimensions)
+        reconnects = Counter(label: "herald_amqp_reconnects_total", dimensions: dimensions)
+        connected = Gauge(label: "herald_amqp_connected", dimensions: dimensions)
+    }
+}

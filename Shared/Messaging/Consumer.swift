@@ -1,0 +1,52 @@
+/// Consumes one queue on its own connection, as an `AsyncSequence` of messages to settle
+/// with `ack()` or `nack(requeue:)`. At most `prefetch` messages are unsettled at once. The
+/// sequence survives lost connections and broker restarts: the consumer reconnects,
+/// re-declares its topology and resumes; unsettled messages of the lost connection are
+/// redelivered by the broker. Iterate it once.
+public final class Consumer: AsyncSequence, Sendable {
+    public typealias Element = ReceivedMessage
+    public typealias AsyncIterator = AsyncStream<ReceivedMessage>.Iterator
+
+    private let worker: ChannelWorker
+    private let stream: AsyncStream<ReceivedMessage>
+
+    public let queue: String
+    public let prefetch: UInt16
+
+    public init(configuration: ConnectionConfiguration, queue: String, prefetch: UInt16 = 100, exclusive: Bool = false) {
+        self.queue = queue
+        self.prefetch = prefetch
+        let (stream, continuation) = AsyncStream.makeStream(of: ReceivedMessage.self, bufferingPolicy: .unbounded)
+        self.stream = stream
+        worker = ChannelWorker(
+            configuration: configuration, confirms: false,
+            consume: ConsumeSpec(queue: queue, prefetch: prefetch, noAck: false, exclusive: exclusive),
+            onDelivery: { continuation.yield($0) },
+            onConsumeEnd: { continuation.finish() })
+        worker.start()
+    }
+
+    public func makeAsyncIterator() -> AsyncStream<ReceivedMessage>.Iterator {
+        stream.makeAsyncIterator()
+    }
+
+    public var name: String { worker.configuration.name }
+    public var isConnected: Bool { worker.isConnected }
+    public var lastError: MessagingError? { worker.lastError }
+
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await waitUntil(timeout: timeout) { self.isConnected }
+    }
+
+    /// Stops new deliveries. The sequence ends after the messages already received; they
+    /// can still be settled.
+    public func stopConsuming() {
+        worker.stopConsuming()
+    }
+
+    /// Stops consuming, waits (up to `timeout`) until every received message is settled,
+    /// and closes the connection. Unsettled messages go back to the queue.
+    public func close(timeout: Duration = .seconds(30)) async {
+        await worker.stop(timeout: timeout)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// Publishes with publisher confirms on its own connection. `publish` returns once the
+/// broker confirmed the message (for a persistent message to a quorum queue: once it is
+/// replicated and on disk). At most `window` messages await their confirm at once. A
+/// message whose confirm was lost with the connection is published again after the
+/// reconnect, so delivery is at least once.
+public final class Publisher: Sendable {
+    private let worker: ChannelWorker
+
+    /// Starts connecting at once; publishes made before the connection is up wait for it.
+    public init(configuration: ConnectionConfiguration, window: Int = 1000) {
+        worker = ChannelWorker(configuration: configuration, confirms: true, consume: nil, window: window)
+        worker.start()
+    }
+
+    public var name: String { worker.configuration.name }
+
+    /// Whether the connection is open right now.
+    public var isConnected: Bool { worker.isConnected }
+
+    /// The last connection error, while disconnected.
+    public var lastError: MessagingError? { worker.lastError }
+
+    /// Publishes one message and waits for the broker's confirm.
+    public func publish(_ message: OutgoingMessage) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            worker.enqueue(CollectionOfOne(PendingPublish(message: message) { result in
+                continuation.resume(with: result.mapError { $0 as any Error })
+            }))
+        }
+    }
+
+    /// Publishes several messages pipelined and waits until every one is confirmed. Throws
+    /// the first failure after all have completed; the others may have been delivered.
+    public func publish(contentsOf messages: [OutgoingMessage]) async throws {
+        guard !messages.isEmpty else { return }
+        let batch = BatchCompletion(count: messages.count)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            batch.setContinuation(continuation)
+            worker.enqueue(messages.map { message in
+                PendingPublish(message: message) { result in batch.complete(result) }
+            })
+        }
+    }
+
+    /// Waits until the connection is up, or `timeout` passed. Returns whether it is up.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await waitUntil(timeout: timeout) { self.isConnected }
+    }
+
+    /// Waits (up to `timeout`) for every queued message to be confirmed, then closes.
+    public func close(timeout: Duration = .seconds(10)) async {
+        await worker.stop(timeout: timeout)
+    }
+}
+
+/// Counts down the confirms of a batch and resumes its caller once.
+private final class BatchCompletion: Sendable {
+    private struct State {
+        var remaining: Int
+        var firstError: MessagingError?
+        var continuation: CheckedContinuation<Void, any Error>?
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(remaining: count))
+    }
+
+    func setContinuation(_ continuation: CheckedContinuation<Void, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func complete(_ result: Result<Void, MessagingError>) {
+        let finished: (CheckedContinuation<Void, any Error>, MessagingError?)? = state.withLock { state in
+            if case .failure(let error) = result, state.firstError == nil { state.firstError = error }
+            state.remaining -= 1
+            guard state.remaining == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (continuation, state.firstError)
+        }
+        guard let (continuation, error) = finished else { return }
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes.
+func waitUntil(timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+}

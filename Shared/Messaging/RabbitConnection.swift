@@ -1,0 +1,288 @@
+import CRabbitMQ
+import Foundation
+import HeraldModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One AMQP connection with one channel, over rabbitmq-c. Not thread-safe: it is created,
+/// used and destroyed on a single `ChannelWorker` thread, and no C type leaves this module.
+final class RabbitConnection {
+    let state: amqp_connection_state_t
+    let channel: amqp_channel_t = 1
+    let heartbeat: Int
+    private let arena = AMQPArena()
+    private var closed = false
+
+    /// Connects, logs in and opens channel 1.
+    init(url: AMQPURL, heartbeat: Int, name: String, connectTimeout: Duration) throws {
+        guard let state = amqp_new_connection() else {
+            throw MessagingError(.connectionFailed, "could not allocate a connection")
+        }
+        self.state = state
+        self.heartbeat = heartbeat
+        do {
+            guard let socket = amqp_tcp_socket_new(state) else {
+                throw MessagingError(.connectionFailed, "could not create a TCP socket")
+            }
+            let (seconds, attoseconds) = connectTimeout.components
+            var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+            let status = url.host.withCString { host in
+                amqp_socket_open_noblock(socket, host, Int32(url.port), &timeout)
+            }
+            guard status == AMQP_STATUS_OK.rawValue else {
+                throw MessagingError(.connectionFailed, "cannot reach \(url.host):\(url.port): \(Self.statusText(status))")
+            }
+            var properties = arena.table([
+                (key: "connection_name", value: .string(name)),
+                (key: "product", value: .string("Herald")),
+            ])
+            let reply = url.virtualHost.withCString { vhost in
+                url.user.withCString { user in
+                    url.password.withCString { password in
+                        herald_amqp_login_plain(state, vhost, 0, 131_072, Int32(heartbeat), &properties, user, password)
+                    }
+                }
+            }
+            arena.recycle()
+            try Self.check(reply, doing: "log in to vhost \"\(url.virtualHost)\" as \"\(url.user)\"", reason: .connectionFailed)
+            amqp_channel_open(state, channel)
+            try check("open a channel", reason: .connectionFailed)
+        } catch {
+            amqp_destroy_connection(state)
+            closed = true
+            throw error
+        }
+    }
+
+    deinit {
+        if !closed { amqp_destroy_connection(state) }
+    }
+
+    /// The socket descriptor, for `poll`.
+    var socketDescriptor: Int32 { amqp_get_sockfd(state) }
+
+    /// Whether rabbitmq-c already holds unread bytes or frames (then `poll` would miss them).
+    var hasBufferedInput: Bool {
+        amqp_data_in_buffer(state) != 0 || amqp_frames_enqueued(state) != 0
+    }
+
+    // MARK: Declarations
+
+    func declare(_ topology: AMQPTopology) throws {
+        for exchange in topology.exchanges {
+            amqp_exchange_declare(
+                state, channel, arena.bytes(exchange.name), arena.bytes(exchange.kind.rawValue),
+                0, exchange.durable ? 1 : 0, 0, 0, amqp_empty_table)
+            arena.recycle()
+            try check("declare exchange \(exchange.name)", reason: .topologyMismatch)
+        }
+        for queue in topology.queues {
+            try declare(queue)
+        }
+        for binding in topology.bindings {
+            amqp_queue_bind(
+                state, channel, arena.bytes(binding.queue), arena.bytes(binding.exchange),
+                arena.bytes(binding.routingKey), amqp_empty_table)
+            arena.recycle()
+            try check("bind \(binding.queue) to \(binding.exchange) with \"\(binding.routingKey)\"", reason: .topologyMismatch)
+        }
+    }
+
+    /// Declares one queue and returns its name (the broker's, for a server-named queue).
+    @discardableResult
+    func declare(_ queue: QueueSpec) throws -> String {
+        let arguments = arena.table(queue.arguments.map { entry in
+            switch entry.value {
+            case .string(let s): (key: entry.key, value: HeaderValue.string(s))
+            case .int(let i): (key: entry.key, value: HeaderValue.int(i))
+            }
+        })
+        let ok = amqp_queue_declare(
+            state, channel, arena.bytes(queue.name), 0, queue.durable ? 1 : 0,
+            queue.exclusive ? 1 : 0, queue.autoDelete ? 1 : 0, arguments)
+        let name = ok.map { AMQPDecode.string($0.pointee.queue) } ?? queue.name
+        arena.recycle()
+        try check("declare queue \(queue.name)", reason: .topologyMismatch)
+        return name
+    }
+
+    /// The number of ready messages in an existing queue (a passive declare).
+    func readyCount(_ queue: String) throws -> Int {
+        let ok = amqp_queue_declare(state, channel, arena.bytes(queue), 1, 0, 0, 0, amqp_empty_table)
+        let count = Int(ok?.pointee.message_count ?? 0)
+        arena.recycle()
+        try check("inspect queue \(queue)", reason: .channelError)
+        return count
+    }
+
+    func purge(_ queue: String) throws {
+        amqp_queue_purge(state, channel, arena.bytes(queue))
+        arena.recycle()
+        try check("purge queue \(queue)", reason: .channelError)
+    }
+
+    func delete(queue: String) throws {
+        amqp_queue_delete(state, channel, arena.bytes(queue), 0, 0)
+        arena.recycle()
+        try check("delete queue \(queue)", reason: .channelError)
+    }
+
+    // MARK: Publishing
+
+    func enableConfirms() throws {
+        amqp_confirm_select(state, channel)
+        try check("enable publisher confirms", reason: .channelError)
+    }
+
+    func publish(_ message: OutgoingMessage) throws {
+        var properties = arena.basicProperties(message.properties)
+        let exchange = arena.bytes(message.exchange)
+        let routingKey = arena.bytes(message.routingKey)
+        let status = message.body.withUnsafeBytes { body in
+            amqp_basic_publish(
+                state, channel, exchange, routingKey, message.mandatory ? 1 : 0, 0, &properties,
+                amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress)))
+        }
+        arena.recycle()
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw MessagingError(.connectionLost, "publish failed: \(Self.statusText(status))")
+        }
+    }
+
+    // MARK: Consuming
+
+    func qos(prefetch: UInt16) throws {
+        amqp_basic_qos(state, channel, 0, prefetch, 0)
+        try check("set prefetch to \(prefetch)", reason: .channelError)
+    }
+
+    /// Starts consuming `queue` and returns the consumer tag.
+    func consume(queue: String, noAck: Bool, exclusive: Bool) throws -> String {
+        let ok = amqp_basic_consume(
+            state, channel, arena.bytes(queue), amqp_empty_bytes, 0, noAck ? 1 : 0,
+            exclusive ? 1 : 0, amqp_empty_table)
+        let tag = ok.map { AMQPDecode.string($0.pointee.consumer_tag) } ?? ""
+        arena.recycle()
+        try check("consume queue \(queue)", reason: .topologyMismatch)
+        return tag
+    }
+
+    /// Asks the broker to stop delivering to `consumerTag`; the `cancel-ok` arrives as a frame.
+    func cancel(consumerTag: String) throws {
+        var method = amqp_basic_cancel_t(consumer_tag: arena.bytes(consumerTag), nowait: 0)
+        let status = amqp_send_method(state, channel, amqp_method_number_t(AMQP_BASIC_CANCEL_METHOD), &method)
+        arena.recycle()
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw MessagingError(.connectionLost, "cancel failed: \(Self.statusText(status))")
+        }
+    }
+
+    func ack(_ deliveryTag: UInt64, multiple: Bool = false) throws {
+        let status = amqp_basic_ack(state, channel, deliveryTag, multiple ? 1 : 0)
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw MessagingError(.connectionLost, "ack failed: \(Self.statusText(status))")
+        }
+    }
+
+    func nack(_ deliveryTag: UInt64, requeue: Bool) throws {
+        let status = amqp_basic_nack(state, channel, deliveryTag, 0, requeue ? 1 : 0)
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw MessagingError(.connectionLost, "nack failed: \(Self.statusText(status))")
+        }
+    }
+
+    // MARK: Frames
+
+    /// The next frame if one can be read without blocking, or nil. Also services outgoing
+    /// heartbeats, which rabbitmq-c sends only from inside its read and write calls.
+    func nextFrame() throws -> amqp_frame_t? {
+        var frame = amqp_frame_t()
+        var immediately = timeval(tv_sec: 0, tv_usec: 0)
+        let status = amqp_simple_wait_frame_noblock(state, &frame, &immediately)
+        if status == AMQP_STATUS_OK.rawValue { return frame }
+        if status == AMQP_STATUS_TIMEOUT.rawValue { return nil }
+        throw MessagingError(.connectionLost, Self.statusText(status))
+    }
+
+    /// Reads the header and body frames that follow a `basic.deliver` or `basic.return`.
+    func readContent() throws -> (properties: MessageProperties, body: Data) {
+        var message = amqp_message_t()
+        let reply = amqp_read_message(state, channel, &message, 0)
+        try Self.check(reply, doing: "read a message body", reason: .connectionLost)
+        defer { amqp_destroy_message(&message) }
+        return (AMQPDecode.properties(message.properties), AMQPDecode.data(message.body))
+    }
+
+    /// Answers the broker's `channel.close` or `connection.close` so it can finish closing.
+    func acknowledgeClose(onConnection: Bool) {
+        if onConnection {
+            var ok = amqp_connection_close_ok_t(dummy: 0)
+            amqp_send_method(state, 0, amqp_method_number_t(AMQP_CONNECTION_CLOSE_OK_METHOD), &ok)
+        } else {
+            var ok = amqp_channel_close_ok_t(dummy: 0)
+            amqp_send_method(state, channel, amqp_method_number_t(AMQP_CHANNEL_CLOSE_OK_METHOD), &ok)
+        }
+    }
+
+    /// Releases frame memory once nothing is pending.
+    func releaseBuffers() {
+        amqp_maybe_release_buffers(state)
+    }
+
+    // MARK: Closing
+
+    /// Closes politely (channel, then connection) and frees everything.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        _ = amqp_channel_close(state, channel, Int32(AMQP_REPLY_SUCCESS))
+        _ = amqp_connection_close(state, Int32(AMQP_REPLY_SUCCESS))
+        amqp_destroy_connection(state)
+    }
+
+    /// Drops the connection without the closing handshake (it is already dead).
+    func abandon() {
+        guard !closed else { return }
+        closed = true
+        amqp_destroy_connection(state)
+    }
+
+    // MARK: Errors
+
+    private func check(_ doing: String, reason: MessagingError.Reason) throws {
+        try Self.check(amqp_get_rpc_reply(state), doing: doing, reason: reason)
+    }
+
+    static func check(_ reply: amqp_rpc_reply_t, doing: String, reason: MessagingError.Reason) throws {
+        switch reply.reply_type {
+        case AMQP_RESPONSE_NORMAL:
+            return
+        case AMQP_RESPONSE_NONE:
+            throw MessagingError(reason, "could not \(doing): no reply from the broker")
+        case AMQP_RESPONSE_LIBRARY_EXCEPTION:
+            throw MessagingError(
+                reason == .topologyMismatch ? .connectionLost : reason,
+                "could not \(doing): \(statusText(reply.library_error))")
+        case AMQP_RESPONSE_SERVER_EXCEPTION:
+            let decoded = reply.reply.decoded
+            switch reply.reply.id {
+            case amqp_method_number_t(AMQP_CONNECTION_CLOSE_METHOD):
+                let close = decoded!.assumingMemoryBound(to: amqp_connection_close_t.self).pointee
+                throw MessagingError(reason, "could not \(doing): broker closed the connection: \(close.reply_code) \(AMQPDecode.string(close.reply_text))")
+            case amqp_method_number_t(AMQP_CHANNEL_CLOSE_METHOD):
+                let close = decoded!.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
+                throw MessagingError(reason, "could not \(doing): broker closed the channel: \(close.reply_code) \(AMQPDecode.string(close.reply_text))")
+            default:
+                throw MessagingError(reason, "could not \(doing): unexpected server method \(reply.reply.id)")
+            }
+        default:
+            throw MessagingError(reason, "could not \(doing): unknown reply type")
+        }
+    }
+
+    static func statusText(_ status: Int32) -> String {
+        String(cString: amqp_error_string2(status))
+    }
+}

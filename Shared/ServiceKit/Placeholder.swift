@@ -1,0 +1,5 @@
+import Hummingbird
+import ServiceLifecycle
+import Prometheus
+import Yams
+public enum ServiceKitPlaceholder {}

@@ -1,0 +1,40 @@
+import Foundation
+import HeraldModel
+@testable import Messaging
+import Testing
+
+@Suite("Publishing and consuming through a real broker", .enabled(if: TestBroker.shouldRun))
+struct PublishConsumeTests {
+    @Test("a confirmed publish is consumed, and acked messages leave the queue")
+    func publishConfirmConsumeAck() async throws {
+        let work = TestBroker.workTopology("roundtrip")
+        defer { Task { await work.cleanUp() } }
+        let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
+        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let inbox = Inbox()
+        let consuming = Task {
+            for await message in consumer {
+                await inbox.add(message)
+                message.ack()
+            }
+        }
+        for i in 0..<50 {
+            try await publisher.publish(work.message("m\(i)"))
+        }
+        try await inbox.waitUntil("50 messages") { $0.count == 50 }
+        let ids = await inbox.ids
+        #expect(ids == (0..<50).map { "m\($0)" })
+        let first = await inbox.messages[0]
+        #expect(first.body == Data("m0".utf8))
+        #expect(first.properties.persistent)
+        #expect(first.properties.contentType == "text/plain")
+        #expect(first.routingKey == "work")
+        #expect(first.redelivered == false)
+        try await eventually("the queue to be empty") { try await TestBroker.admin.readyCount(work.queue.name) == 0 }
+        await consumer.close()
+        await consuming.value
+        await publisher.close()
+        // Nothing came back after acking: a new consumer finds the queue empty.
+        #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HeraldModel
+import Logging
+import Messaging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The RabbitMQ node the integration tests talk to: `HERALD_TEST_AMQP_URL`, or the local
+/// default. Tests are skipped when no node answers, except under CI, where they must fail.
+enum TestBroker {
+    static let url: AMQPURL = {
+        let text = ProcessInfo.processInfo.environment["HERALD_TEST_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+        return try! AMQPURL(text)
+    }()
+
+    /// Run integration tests when a broker answers, and always under CI (so they fail there).
+    static let shouldRun: Bool = {
+        if ProcessInfo.processInfo.environment["CI"] != nil { return true }
+        return isReachable
+    }()
+
+    static var isReachable: Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(url.host, String(url.port), &hints, &result) == 0, let info = result else { return false }
+        defer { freeaddrinfo(result) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0
+    }
+
+    static let admin = BrokerAdmin(url: url)
+
+    static var logger: Logger {
+        var logger = Logger(label: "herald.tests")
+        logger.logLevel = ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        return logger
+    }
+
+    /// A configuration with a unique connection name (so a test can close just that connection).
+    static func configuration(_ name: String, topology: AMQPTopology = AMQPTopology()) -> ConnectionConfiguration {
+        ConnectionConfiguration(
+            url: url, name: "test-\(name)-\(UUID().uuidString.prefix(8))", heartbeat: .seconds(5),
+            topology: topology,
+            reconnect: Backoff(initial: .milliseconds(50), maximum: .seconds(1)), logger: logger)
+    }
+
+    /// A fresh quorum work queue (dead-lettering to a fresh fanout exchange and its own
+    /// dead-letter queue), bound to a fresh direct exchange with routing key `work`.
+    static func workTopology(_ label: String, deliveryLimit: Int64? = nil) -> WorkTopology {
+        let id = "\(label).\(UUID().uuidString.prefix(8))"
+        return WorkTopology(
+            exchange: ExchangeSpec("test.x.\(id)", kind: .direct),
+            queue: QueueSpec("test.q.\(id)", deadLetterExchange: "test.dlx.\(id)", deliveryLimit: deliveryLimit),
+            deadExchange: ExchangeSpec("test.dlx.\(id)", kind: .fanout),
+            deadQueue: QueueSpec("test.dead.\(id)"))
+    }
+
+    /// Runs `rabbitmqctl` with `arguments` and returns its output.
+    @discardableResult
+    static func rabbitmqctl(_ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["rabbitmqctl", "-q"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: output, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return text
+    }
+
+    /// Closes, on the broker side, every connection whose name is `name`.
+    static func closeConnection(named name: String) async throws {
+        var closed = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while closed == 0 {
+            let listing = try rabbitmqctl("list_connections", "pid", "client_properties")
+            for line in listing.split(separator: "\n") where line.contains("\"\(name)\"") {
+                guard let pid = line.split(separator: "\t").first else { continue }
+                try rabbitmqctl("close_connection", String(pid), "test closes the connection")
+                closed += 1
+            }
+            if closed == 0 {
+                if ContinuousClock.now > deadline { throw TestFailure("no connection named \(name)") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A work queue with its exchange and dead-letter path.
+struct WorkTopology {
+    var exchange: ExchangeSpec
+    var queue: QueueSpec
+    var deadExchange: ExchangeSpec
+    var deadQueue: QueueSpec
+
+    var topology: AMQPTopology {
+        AMQPTopology(
+            exchanges: [exchange, deadExchange], queues: [queue, deadQueue],
+            bindings: [
+                BindingSpec(exchange: exchange.name, queue: queue.name, routingKey: "work"),
+                BindingSpec(exchange: deadExchange.name, queue: deadQueue.name, routingKey: ""),
+            ])
+    }
+
+    func message(_ text: String, id: String? = nil) -> OutgoingMessage {
+        OutgoingMessage(
+            exchange: exchange.name, routingKey: "work", body: Data(text.utf8),
+            properties: MessageProperties(contentType: "text/plain", messageId: id ?? text))
+    }
+
+    func cleanUp() async {
+        for queue in [queue.name, deadQueue.name] {
+            try? await TestBroker.admin.delete(queue: queue)
+        }
+    }
+}
+
+/// Collects what a consumer receives, for waiting on conditions with a deadline.
+actor Inbox {
+    private(set) var messages: [ReceivedMessage] = []
+
+    func add(_ message: ReceivedMessage) { messages.append(message) }
+
+    var ids: [String] { messages.compactMap(\.properties.messageId) }
+    var count: Int { messages.count }
+
+    /// Waits until `condition` holds over the inbox, or fails after `timeout`.
+    func waitUntil(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable ([ReceivedMessage]) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(messages) {
+            if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what) (have \(messages.count) messages)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Waits until `condition` is true, or fails after `timeout`.
+func eventually(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
