@@ -65,6 +65,10 @@ final class ChannelWorker: Sendable {
     private let onDelivery: @Sendable (ReceivedMessage) -> Void
     private let onConsumeEnd: @Sendable () -> Void
     private let metrics: WorkerMetrics
+    /// Messages published again after a reconnect because their confirm never came.
+    let republishedCount = Atomic<Int>(0)
+    /// Test seam: drop the connection right after the next publish, before its confirm is read.
+    let dropAfterNextPublish = Atomic<Bool>(false)
 
     init(
         configuration: ConnectionConfiguration, confirms: Bool, consume: ConsumeSpec?,
@@ -331,7 +335,13 @@ final class ChannelWorker: Sendable {
                         publish.completion(.success(()))
                     }
                     worker.metrics.published.increment()
-                    if publish.republished { worker.metrics.republished.increment() }
+                    if publish.republished {
+                        worker.metrics.republished.increment()
+                        worker.republishedCount.add(1, ordering: .relaxed)
+                    }
+                    if worker.dropAfterNextPublish.exchange(false, ordering: .relaxed) {
+                        throw MessagingError(.connectionLost, "connection dropped on purpose after a publish")
+                    }
                 }
 
                 // 2. Stop consuming when asked; end the stream when the broker confirmed it.

@@ -7,7 +7,7 @@ import Synchronization
 /// message whose confirm was lost with the connection is published again after the
 /// reconnect, so delivery is at least once.
 public final class Publisher: Sendable {
-    private let worker: ChannelWorker
+    let worker: ChannelWorker
 
     /// Starts connecting at once; publishes made before the connection is up wait for it.
     public init(configuration: ConnectionConfiguration, window: Int = 1000) {
@@ -22,6 +22,9 @@ public final class Publisher: Sendable {
 
     /// The last connection error, while disconnected.
     public var lastError: MessagingError? { worker.lastError }
+
+    /// How many messages were published again after a reconnect lost their confirm.
+    public var republishedCount: Int { worker.republishedCount.load(ordering: .relaxed) }
 
     /// Publishes one message and waits for the broker's confirm.
     public func publish(_ message: OutgoingMessage) async throws {

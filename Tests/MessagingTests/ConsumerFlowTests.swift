@@ -1,0 +1,104 @@
+import Foundation
+import HeraldModel
+import Messaging
+import Testing
+
+@Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))
+struct ConsumerFlowTests {
+    @Test("no more than prefetch messages are unacknowledged at once")
+    func prefetchIsHonoured() async throws {
+        let work = TestBroker.workTopology("prefetch")
+        defer { Task { await work.cleanUp() } }
+        let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
+        try await publisher.publish(contentsOf: (0..<20).map { work.message("p\($0)") })
+        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 5)
+        let inbox = Inbox()
+        let ackOnArrival = Gate()
+        let consuming = Task {
+            for await message in consumer {
+                await inbox.add(message)
+                if await ackOnArrival.isOpen { message.ack() }
+            }
+        }
+
+        try await inbox.waitUntil("the first five") { $0.count == 5 }
+        // A negative can only be observed over a window: the broker would push more at once
+        // if the prefetch allowed it.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await inbox.count == 5)
+        #expect(try await TestBroker.admin.readyCount(work.queue.name) == 15)
+
+        await inbox.messages[0].ack()
+        try await inbox.waitUntil("a sixth message once one was acked") { $0.count == 6 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await inbox.count == 6)
+
+        await ackOnArrival.open()
+        for message in await inbox.messages { message.ack() }
+        try await inbox.waitUntil("the rest") { $0.count == 20 }
+        await consumer.close()
+        await consuming.value
+        await publisher.close()
+        #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
+    }
+
+    @Test("closing a consumer stops deliveries, waits for in-flight work and its acks, and requeues nothing")
+    func gracefulShutdownFinishesInFlightWork() async throws {
+        let work = TestBroker.workTopology("shutdown")
+        defer { Task { await work.cleanUp() } }
+        let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
+        try await publisher.publish(contentsOf: (0..<8).map { work.message("s\($0)") })
+        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 4)
+        let release = Gate()
+        let started = Inbox()
+        let finished = Tally()
+        let consuming = Task {
+            await withDiscardingTaskGroup { group in
+                for await message in consumer {
+                    group.addTask {
+                        await started.add(message)
+                        await release.wait()
+                        await finished.add()
+                        message.ack()
+                    }
+                }
+            }
+        }
+        try await started.waitUntil("four messages in flight") { $0.count == 4 }
+        let closing = Task { await consumer.close(timeout: .seconds(30)) }
+        // The stream ends, but close() waits for the four in flight.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await finished.value == 0)
+        await release.open()
+        await closing.value
+        await consuming.value
+        #expect(await finished.value == 4)
+        #expect(await started.count == 4)
+        // The four were acked (not requeued), the other four never left the queue.
+        #expect(try await TestBroker.admin.readyCount(work.queue.name) == 4)
+        await publisher.close()
+    }
+}
+
+/// Lets tasks wait until a test opens it.
+actor Gate {
+    private(set) var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters.removeAll()
+    }
+}
+
+/// A count that concurrent tasks add to.
+actor Tally {
+    private(set) var value = 0
+    func add() { value += 1 }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HeraldModel
+import Messaging
+import Testing
+
+@Suite("Dead-lettering", .enabled(if: TestBroker.shouldRun))
+struct DeadLetterTests {
+    @Test("nack without requeue moves the message to the dead-letter queue with its reason")
+    func nackLandsInDeadLetters() async throws {
+        let work = TestBroker.workTopology("dead")
+        defer { Task { await work.cleanUp() } }
+        let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
+        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let deadConsumer = Consumer(configuration: TestBroker.configuration("dead", topology: work.topology), queue: work.deadQueue.name)
+        let dead = Inbox()
+        let rejecting = Task { for await message in consumer { message.nack(requeue: false) } }
+        let collecting = Task {
+            for await message in deadConsumer {
+                await dead.add(message)
+                message.ack()
+            }
+        }
+        try await publisher.publish(work.message("poison"))
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        let letter = await dead.messages[0]
+        #expect(letter.body == Data("poison".utf8))
+        #expect(letter.properties.messageId == "poison")
+        let death = try #require(letter.deaths.first)
+        #expect(death["reason"]?.stringValue == "rejected")
+        #expect(death["queue"]?.stringValue == work.queue.name)
+        #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
+        await consumer.close()
+        await deadConsumer.close()
+        await rejecting.value
+        await collecting.value
+        await publisher.close()
+    }
+
+    @Test("a requeued message comes back, marked redelivered, with its delivery count")
+    func requeueRedelivers() async throws {
+        let work = TestBroker.workTopology("requeue")
+        defer { Task { await work.cleanUp() } }
+        let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
+        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let inbox = Inbox()
+        let consuming = Task {
+            for await message in consumer {
+                await inbox.add(message)
+                if message.redelivered { message.ack() } else { message.nack(requeue: true) }
+            }
+        }
+        try await publisher.publish(work.message("again"))
+        try await inbox.waitUntil("the redelivery") { $0.count == 2 }
+        let (first, second) = await (inbox.messages[0], inbox.messages[1])
+        #expect(!first.redelivered)
+        #expect(second.redelivered)
+        #expect(second.deliveryCount == 1)
+        await consumer.close()
+        await consuming.value
+        await publisher.close()
+    }
+}
