@@ -59,6 +59,12 @@ public enum HeraldTopology {
         }
     }
 
+    /// The queues stages consume, each a quorum queue that dead-letters to `herald.dead`.
+    public static let workQueues: [QueueSpec] = [
+        Queue.registrationEvents, Queue.preferencesResolved, Queue.encryptionAllowed,
+        Queue.dispatchFCM, Queue.dispatchHMS, Queue.dispatchWebhook, Queue.registrationRevocations,
+    ]
+
     /// The command queues the RPC servers consume (gateway → Registration / Preferences).
     public enum CommandQueue {
         public static let registration = QueueSpec("registration.commands", deliveryLimit: 5)
@@ -95,12 +101,7 @@ public enum HeraldTopology {
             Exchange.events, Exchange.deliveries, Exchange.dispatch, Exchange.retry,
             Exchange.control, Exchange.outcomes, Exchange.dead,
         ]
-        var queues = [
-            Queue.registrationEvents, Queue.preferencesResolved, Queue.encryptionAllowed,
-            Queue.dispatchFCM, Queue.dispatchHMS, Queue.dispatchWebhook,
-            Queue.registrationRevocations, Queue.deadLetters,
-            CommandQueue.registration, CommandQueue.preferences,
-        ]
+        var queues = workQueues + [Queue.deadLetters, CommandQueue.registration, CommandQueue.preferences]
         var bindings = [
             BindingSpec(exchange: Exchange.events.name, queue: Queue.registrationEvents.name, routingKey: "#"),
             BindingSpec(exchange: Exchange.deliveries.name, queue: Queue.preferencesResolved.name, routingKey: RoutingKey.resolved),

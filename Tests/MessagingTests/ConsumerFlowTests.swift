@@ -8,7 +8,6 @@ struct ConsumerFlowTests {
     @Test("no more than prefetch messages are unacknowledged at once")
     func prefetchIsHonoured() async throws {
         let work = TestBroker.workTopology("prefetch")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         try await publisher.publish(contentsOf: (0..<20).map { work.message("p\($0)") })
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 5)
@@ -40,12 +39,12 @@ struct ConsumerFlowTests {
         await consuming.value
         await publisher.close()
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
+        await work.cleanUp()
     }
 
     @Test("closing a consumer stops deliveries, waits for in-flight work and its acks, and requeues nothing")
     func gracefulShutdownFinishesInFlightWork() async throws {
         let work = TestBroker.workTopology("shutdown")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         try await publisher.publish(contentsOf: (0..<8).map { work.message("s\($0)") })
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 4)
@@ -77,6 +76,7 @@ struct ConsumerFlowTests {
         // The four were acked (not requeued), the other four never left the queue.
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 4)
         await publisher.close()
+        await work.cleanUp()
     }
 }
 

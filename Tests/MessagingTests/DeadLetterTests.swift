@@ -8,7 +8,6 @@ struct DeadLetterTests {
     @Test("nack without requeue moves the message to the dead-letter queue with its reason")
     func nackLandsInDeadLetters() async throws {
         let work = TestBroker.workTopology("dead")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
         let deadConsumer = Consumer(configuration: TestBroker.configuration("dead", topology: work.topology), queue: work.deadQueue.name)
@@ -34,12 +33,12 @@ struct DeadLetterTests {
         await rejecting.value
         await collecting.value
         await publisher.close()
+        await work.cleanUp()
     }
 
     @Test("a requeued message comes back, marked redelivered, with its delivery count")
     func requeueRedelivers() async throws {
         let work = TestBroker.workTopology("requeue")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
         let inbox = Inbox()
@@ -58,5 +57,6 @@ struct DeadLetterTests {
         await consumer.close()
         await consuming.value
         await publisher.close()
+        await work.cleanUp()
     }
 }

@@ -8,7 +8,6 @@ struct PublishConsumeTests {
     @Test("a confirmed publish is consumed, and acked messages leave the queue")
     func publishConfirmConsumeAck() async throws {
         let work = TestBroker.workTopology("roundtrip")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
         let inbox = Inbox()
@@ -36,5 +35,6 @@ struct PublishConsumeTests {
         await publisher.close()
         // Nothing came back after acking: a new consumer finds the queue empty.
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
+        await work.cleanUp()
     }
 }

@@ -8,7 +8,6 @@ struct ReconnectTests {
     @Test("a consumer whose connection the broker closes reconnects and receives everything published before, during and after")
     func consumerSurvivesCloseConnection() async throws {
         let work = TestBroker.workTopology("close-sub")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumerConfiguration = TestBroker.configuration("sub", topology: work.topology)
         let consumer = Consumer(configuration: consumerConfiguration, queue: work.queue.name, prefetch: 10)
@@ -34,12 +33,12 @@ struct ReconnectTests {
         await consumer.close()
         await consuming.value
         await publisher.close()
+        await work.cleanUp()
     }
 
     @Test("a publisher whose connection the broker closes mid-stream still gets every message confirmed and delivered")
     func publisherSurvivesCloseConnection() async throws {
         let work = TestBroker.workTopology("close-pub")
-        defer { Task { await work.cleanUp() } }
         let publisherConfiguration = TestBroker.configuration("pub", topology: work.topology)
         let publisher = Publisher(configuration: publisherConfiguration, window: 50)
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
@@ -62,12 +61,12 @@ struct ReconnectTests {
         await consumer.close()
         await consuming.value
         await publisher.close()
+        await work.cleanUp()
     }
 
     @Test("a message whose confirm was lost with the connection is published again after the reconnect")
     func lostConfirmIsRepublished() async throws {
         let work = TestBroker.workTopology("republish")
-        defer { Task { await work.cleanUp() } }
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         #expect(await publisher.waitUntilConnected(timeout: .seconds(10)))
         publisher.worker.dropAfterNextPublish.store(true, ordering: .relaxed)
@@ -90,5 +89,6 @@ struct ReconnectTests {
         await consumer.close()
         await consuming.value
         await publisher.close()
+        await work.cleanUp()
     }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import HeraldModel
+import Testing
+
+@Suite("Decoding contracts")
+struct ContractValidationTests {
+    func event(audience: String, extra: String = "") -> Data {
+        Data("""
+        {"id":"e1","app":"demo","source":"api","kind":"message.created","occurredAt":"2026-11-21T10:00:00Z","audience":\(audience)\(extra)}
+        """.utf8)
+    }
+
+    func failure(_ data: Data) -> String? {
+        do {
+            _ = try HeraldJSON.decode(NotificationEvent.self, from: data)
+            return nil
+        } catch {
+            return HeraldJSON.describe(error)
+        }
+    }
+
+    @Test("an event with only the required fields decodes with empty maps and default options")
+    func minimalEvent() throws {
+        let event = try HeraldJSON.decode(NotificationEvent.self, from: event(audience: #"{"users":["u1"]}"#))
+        #expect(event.audience == .users(["u1"]))
+        #expect(event.context.isEmpty && event.data.isEmpty && event.alert == nil)
+        #expect(event.options == DeliveryOptions())
+        #expect(event.routingKey == "api.message.created")
+        #expect(event.occurredAt == HeraldJSON.parseTimestamp("2026-11-21T10:00:00.000Z"))
+    }
+
+    @Test("unknown keys are ignored")
+    func unknownKeysIgnored() throws {
+        let event = try HeraldJSON.decode(NotificationEvent.self, from: event(audience: #"{"devices":["d1"],"future":1}"#, extra: #","somethingNew":{"a":1}"#))
+        #expect(event.audience == .devices(["d1"]))
+    }
+
+    @Test("an audience must have exactly one form")
+    func audienceExactlyOne() {
+        #expect(failure(event(audience: "{}"))?.contains("exactly one of users, pushIds, devices, tokens, emailAddressId (found none)") == true)
+        #expect(failure(event(audience: #"{"users":["u"],"devices":["d"]}"#))?.contains("found users, devices") == true)
+        #expect(failure(event(audience: #"{"users":[]}"#)) == "audience.users: must not be empty")
+    }
+
+    @Test("direct tokens name their platform")
+    func directTokens() throws {
+        let decoded = try HeraldJSON.decode(NotificationEvent.self, from: event(audience: #"{"tokens":[{"platform":"fcm","token":"t1"}]}"#))
+        #expect(decoded.audience == .tokens([DirectToken(platform: .fcm, token: "t1")]))
+        #expect(failure(event(audience: #"{"tokens":[{"platform":"apns","token":"t1"}]}"#))?.hasPrefix("audience.tokens[0].platform") == true)
+    }
+
+    @Test("a missing field is named in the error")
+    func missingField() {
+        let data = Data(#"{"id":"e1","source":"api","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{"users":["u"]}}"#.utf8)
+        #expect(failure(data) == "missing field \"app\"")
+    }
+
+    @Test("timestamps must be ISO-8601")
+    func badTimestamp() {
+        let data = Data(#"{"id":"e1","app":"a","source":"api","kind":"k","occurredAt":"yesterday","audience":{"users":["u"]}}"#.utf8)
+        #expect(failure(data)?.hasPrefix("occurredAt: expected an ISO-8601 UTC timestamp") == true)
+    }
+
+    @Test("an unknown source is rejected")
+    func unknownSource() {
+        let data = Data(#"{"id":"e1","app":"a","source":"fax","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{"users":["u"]}}"#.utf8)
+        #expect(failure(data)?.hasPrefix("source:") == true)
+    }
+
+    @Test("an alert is either a template or a literal title and body")
+    func alertForms() throws {
+        let template = try HeraldJSON.decode(Alert.self, from: Data(#"{"template":"chat.message","args":{"user":"Ann"}}"#.utf8))
+        #expect(template == .template(name: "chat.message", args: ["user": "Ann"]))
+        let literal = try HeraldJSON.decode(Alert.self, from: Data(#"{"title":"Hi"}"#.utf8))
+        #expect(literal == .literal(title: "Hi", body: nil))
+        #expect(throws: DecodingError.self) { try HeraldJSON.decode(Alert.self, from: Data(#"{"template":"x","title":"y"}"#.utf8)) }
+        #expect(throws: DecodingError.self) { try HeraldJSON.decode(Alert.self, from: Data("{}".utf8)) }
+    }
+
+    @Test("a negative TTL is rejected")
+    func negativeTTL() {
+        #expect(failure(event(audience: #"{"users":["u"]}"#, extra: #","options":{"ttlSeconds":-1}"#)) == "options.ttlSeconds: must not be negative")
+    }
+
+    @Test("delivery ids are deterministic per app, event and device, and distinct otherwise")
+    func deterministicDeliveryIds() {
+        let a = Delivery.makeId(app: "demo", eventId: "e1", deviceId: "d1")
+        #expect(a == Delivery.makeId(app: "demo", eventId: "e1", deviceId: "d1"))
+        #expect(a.count == 32)
+        #expect(a != Delivery.makeId(app: "demo", eventId: "e1", deviceId: "d2"))
+        #expect(a != Delivery.makeId(app: "other", eventId: "e1", deviceId: "d1"))
+        // The separator keeps ("e1", "d1x") and ("e1d", "1x") apart.
+        #expect(Delivery.makeId(app: "a", eventId: "e1", deviceId: "d1x") != Delivery.makeId(app: "a", eventId: "e1d", deviceId: "1x"))
+    }
+
+    @Test("contract metadata follows the wire conventions")
+    func contractMetadata() {
+        let event = ContractSamples.event
+        #expect(NotificationEvent.contractName == "herald.event.v1")
+        #expect(event.messageId == event.id && event.correlationId == event.id)
+        #expect(ContractSamples.delivery.correlationId == event.id)
+        #expect(ContractSamples.dispatch.messageId.hasSuffix("#2"))
+        #expect(ContractSamples.outcome.routingKey == "revoked")
+        #expect(TokenRevoked.contractName == "herald.token-revoked.v1")
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import HeraldModel
+import Testing
+
+/// Every contract's encoding is pinned by a fixture in `Fixtures/`, so a contract change
+/// shows in review. Regenerate deliberately with `HERALD_RECORD_FIXTURES=1 swift test --filter GoldenFixtureTests`.
+@Suite("Golden fixtures of the wire contracts")
+struct GoldenFixtureTests {
+    static let record = ProcessInfo.processInfo.environment["HERALD_RECORD_FIXTURES"] == "1"
+
+    func check<T: Codable & Equatable>(_ value: T, fixture name: String) throws {
+        let encoded = try HeraldJSON.encoder(pretty: true).encode(value) + Data("\n".utf8)
+        if Self.record {
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+            try encoded.write(to: source)
+        }
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"), "missing fixture \(name)")
+        let fixture = try Data(contentsOf: url)
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: fixture, as: UTF8.self), "\(name) no longer matches its encoding")
+        #expect(try HeraldJSON.decode(T.self, from: fixture) == value, "\(name) no longer decodes to the sample")
+    }
+
+    @Test func event() throws { try check(ContractSamples.event, fixture: "event.v1.json") }
+    @Test func delivery() throws { try check(ContractSamples.delivery, fixture: "delivery.v1.json") }
+    @Test func emailDelivery() throws { try check(ContractSamples.emailDelivery, fixture: "delivery.v1.email.json") }
+    @Test func dispatch() throws { try check(ContractSamples.dispatch, fixture: "dispatch.v1.json") }
+    @Test func outcome() throws { try check(ContractSamples.outcome, fixture: "outcome.v1.json") }
+    @Test func tokenRevoked() throws { try check(ContractSamples.tokenRevoked, fixture: "token-revoked.v1.json") }
+    @Test func commandError() throws { try check(ContractSamples.commandError, fixture: "error.v1.json") }
+}

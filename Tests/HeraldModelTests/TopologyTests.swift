@@ -1,0 +1,81 @@
+import HeraldModel
+import Testing
+
+@Suite("Herald's AMQP topology")
+struct TopologyTests {
+    let topology = HeraldTopology.all
+
+    @Test("every binding joins a declared exchange to a declared queue")
+    func bindingsAreClosed() {
+        let exchanges = Set(topology.exchanges.map(\.name))
+        let queues = Set(topology.queues.map(\.name))
+        for binding in topology.bindings {
+            #expect(exchanges.contains(binding.exchange), "\(binding.exchange) is not declared")
+            #expect(queues.contains(binding.queue), "\(binding.queue) is not declared")
+        }
+        #expect(Set(topology.queues.map(\.name)).count == topology.queues.count, "a queue is declared twice")
+    }
+
+    @Test("work queues are durable quorum queues that dead-letter at least once to herald.dead")
+    func workQueues() {
+        #expect(HeraldTopology.workQueues.count == 7)
+        for queue in HeraldTopology.workQueues {
+            #expect(queue.kind == .quorum && queue.durable)
+            let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
+            #expect(args["x-queue-type"] == .string("quorum"))
+            #expect(args["x-dead-letter-exchange"] == .string("herald.dead"))
+            #expect(args["x-dead-letter-strategy"] == .string("at-least-once"))
+            #expect(args["x-overflow"] == .string("reject-publish"))
+            #expect(args["x-delivery-limit"] == .int(HeraldTopology.workQueueDeliveryLimit))
+        }
+    }
+
+    @Test("the routes of the design exist")
+    func routes() {
+        func routed(_ exchange: String, _ key: String, to queue: String) -> Bool {
+            topology.bindings.contains(BindingSpec(exchange: exchange, queue: queue, routingKey: key))
+        }
+        #expect(routed("herald.events", "#", to: "registration.events"))
+        #expect(routed("herald.deliveries", "resolved", to: "preferences.resolved"))
+        #expect(routed("herald.deliveries", "allowed", to: "encryption.allowed"))
+        #expect(routed("herald.dispatch", "fcm", to: "dispatch.fcm"))
+        #expect(routed("herald.dispatch", "hms", to: "dispatch.hms"))
+        #expect(routed("herald.dispatch", "webhook", to: "dispatch.webhook"))
+        #expect(routed("herald.control", "token.revoked", to: "registration.revocations"))
+        #expect(routed("herald.dead", "", to: "dead-letters"))
+        #expect(HeraldTopology.Exchange.outcomes.kind == .topic)
+        #expect(HeraldTopology.Exchange.dead.kind == .fanout)
+    }
+
+    @Test("each retry tier of each platform is a delay queue that dead-letters back to its dispatch queue")
+    func retryTiers() throws {
+        #expect(HeraldTopology.retryTiers == HeraldTopology.retryTiers.sorted())
+        #expect(HeraldTopology.retryTiers.first?.seconds == 1)
+        for platform in Platform.allCases {
+            for tier in HeraldTopology.retryTiers {
+                let queue = try #require(topology.queue(named: "retry.\(platform.rawValue).\(tier.label)"))
+                #expect(queue.messageTTLMilliseconds == Int64(tier.seconds) * 1000)
+                #expect(queue.deadLetterExchange == "herald.dispatch")
+                #expect(queue.deadLetterRoutingKey == platform.rawValue)
+                #expect(topology.bindings.contains(BindingSpec(exchange: "herald.retry", queue: queue.name, routingKey: HeraldTopology.retryRoutingKey(platform, tier))))
+            }
+        }
+    }
+
+    @Test("a retry picks the smallest tier not shorter than the delay it needs")
+    func tierChoice() {
+        #expect(RetryTier.atLeast(seconds: 0.2).seconds == 1)
+        #expect(RetryTier.atLeast(seconds: 1).seconds == 1)
+        #expect(RetryTier.atLeast(seconds: 1.01).seconds == 2)
+        #expect(RetryTier.atLeast(seconds: 45).seconds == 60)
+        #expect(RetryTier.atLeast(seconds: 100_000).seconds == 1200)
+        #expect(RetryTier(seconds: 120).label == "2m")
+        #expect(RetryTier(seconds: 15).label == "15s")
+    }
+
+    @Test("merging topologies keeps each declaration once")
+    func merging() {
+        let merged = topology.merged(with: topology)
+        #expect(merged == topology)
+    }
+}
