@@ -73,6 +73,11 @@ let package = Package(
             dependencies: ["Messaging", "HeraldModel"],
             path: "Benchmarks/MessagingBenchmark"
         ),
+        .target(
+            name: "HeraldTestSupport",
+            dependencies: ["Messaging", "HeraldModel", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/HeraldTestSupport"
+        ),
         .testTarget(
             name: "HeraldModelTests",
             dependencies: ["HeraldModel"],
@@ -81,20 +86,21 @@ let package = Package(
         ),
         .testTarget(
             name: "MessagingTests",
-            dependencies: ["Messaging", "HeraldModel"],
+            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
             path: "Tests/MessagingTests"
         ),
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "Messaging", "HeraldModel",
+                "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/ServiceKitTests"
         ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Messaging", "HeraldModel"],
+            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
             path: "Tests/ServicesTests"
         ),
     ] + services.map {

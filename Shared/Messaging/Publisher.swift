@@ -5,13 +5,18 @@ import Synchronization
 /// broker confirmed the message (for a persistent message to a quorum queue: once it is
 /// replicated and on disk). At most `window` messages await their confirm at once. A
 /// message whose confirm was lost with the connection is published again after the
-/// reconnect, so delivery is at least once.
+/// reconnect, so delivery is at least once. A message the broker refuses (`basic.nack`,
+/// e.g. while a quorum queue elects its leader) is published again after a short backoff,
+/// up to `nackAttempts` times in all, before its publish fails.
 public final class Publisher: Sendable {
     let worker: ChannelWorker
+    /// How many times a message is offered to a broker that keeps refusing it.
+    public let nackAttempts: Int
 
     /// Starts connecting at once; publishes made before the connection is up wait for it.
-    public init(configuration: ConnectionConfiguration, window: Int = 1000) {
+    public init(configuration: ConnectionConfiguration, window: Int = 1000, nackAttempts: Int = 5) {
         worker = ChannelWorker(configuration: configuration, confirms: true, consume: nil, window: window)
+        self.nackAttempts = max(1, nackAttempts)
         worker.start()
     }
 
@@ -29,7 +34,7 @@ public final class Publisher: Sendable {
     /// Publishes one message and waits for the broker's confirm.
     public func publish(_ message: OutgoingMessage) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            worker.enqueue(CollectionOfOne(PendingPublish(message: message) { result in
+            worker.enqueue(CollectionOfOne(pending(message) { result in
                 continuation.resume(with: result.mapError { $0 as any Error })
             }))
         }
@@ -43,8 +48,28 @@ public final class Publisher: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             batch.setContinuation(continuation)
             worker.enqueue(messages.map { message in
-                PendingPublish(message: message) { result in batch.complete(result) }
+                pending(message) { result in batch.complete(result) }
             })
+        }
+    }
+
+    /// A publish whose completion offers the message again when the broker refused it.
+    private func pending(
+        _ message: OutgoingMessage, attempt: Int = 1,
+        completion: @escaping @Sendable (Result<Void, MessagingError>) -> Void
+    ) -> PendingPublish {
+        PendingPublish(message: message) { [self] result in
+            guard case .failure(let error) = result, error.reason == .publishRejected, attempt < nackAttempts else {
+                completion(result)
+                return
+            }
+            worker.configuration.logger.warning("broker refused a message; publishing it again", metadata: [
+                "connection": "\(name)", "attempt": "\(attempt)", "messageId": "\(message.properties.messageId ?? "-")",
+            ])
+            Task {
+                try? await Task.sleep(for: .milliseconds(50 << attempt))
+                worker.enqueue(CollectionOfOne(pending(message, attempt: attempt + 1, completion: completion)))
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import Messaging
+import HeraldTestSupport
 import Testing
 
 /// Restarts the broker application, so it must not run beside other integration tests:

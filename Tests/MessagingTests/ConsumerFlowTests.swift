@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))
@@ -78,27 +79,4 @@ struct ConsumerFlowTests {
         await publisher.close()
         await work.cleanUp()
     }
-}
-
-/// Lets tasks wait until a test opens it.
-actor Gate {
-    private(set) var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters.removeAll()
-    }
-}
-
-/// A count that concurrent tasks add to.
-actor Tally {
-    private(set) var value = 0
-    func add() { value += 1 }
 }

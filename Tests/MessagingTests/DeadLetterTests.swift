@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Dead-lettering", .enabled(if: TestBroker.shouldRun))

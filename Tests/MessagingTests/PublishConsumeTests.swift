@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 @testable import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Publishing and consuming through a real broker", .enabled(if: TestBroker.shouldRun))

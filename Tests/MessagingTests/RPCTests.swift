@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Request/reply", .enabled(if: TestBroker.shouldRun))

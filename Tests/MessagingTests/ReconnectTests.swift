@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 @testable import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Surviving lost connections", .enabled(if: TestBroker.shouldRun))

@@ -2,7 +2,6 @@ import Foundation
 import HeraldModel
 import Logging
 import Messaging
-import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -10,19 +9,17 @@ import Glibc
 
 /// The RabbitMQ node the integration tests talk to: `HERALD_TEST_AMQP_URL`, or the local
 /// default. Tests are skipped when no node answers, except under CI, where they must fail.
-enum TestBroker {
-    static let url: AMQPURL = {
-        let text = ProcessInfo.processInfo.environment["HERALD_TEST_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
-        return try! AMQPURL(text)
-    }()
+public enum TestBroker {
+    public static let urlString = ProcessInfo.processInfo.environment["HERALD_TEST_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+    public static let url: AMQPURL = try! AMQPURL(urlString)
 
     /// Run integration tests when a broker answers, and always under CI (so they fail there).
-    static let shouldRun: Bool = {
+    public static let shouldRun: Bool = {
         if ProcessInfo.processInfo.environment["CI"] != nil { return true }
         return isReachable
     }()
 
-    static var isReachable: Bool {
+    public static var isReachable: Bool {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -34,16 +31,16 @@ enum TestBroker {
         return connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0
     }
 
-    static let admin = BrokerAdmin(url: url)
+    public static let admin = BrokerAdmin(url: url)
 
-    static var logger: Logger {
+    public static var logger: Logger {
         var logger = Logger(label: "herald.tests")
         logger.logLevel = ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         return logger
     }
 
     /// A configuration with a unique connection name (so a test can close just that connection).
-    static func configuration(_ name: String, topology: AMQPTopology = AMQPTopology()) -> ConnectionConfiguration {
+    public static func configuration(_ name: String, topology: AMQPTopology = AMQPTopology()) -> ConnectionConfiguration {
         ConnectionConfiguration(
             url: url, name: "test-\(name)-\(UUID().uuidString.prefix(8))", heartbeat: .seconds(5),
             topology: topology,
@@ -52,7 +49,7 @@ enum TestBroker {
 
     /// A fresh quorum work queue (dead-lettering to a fresh fanout exchange and its own
     /// dead-letter queue), bound to a fresh direct exchange with routing key `work`.
-    static func workTopology(_ label: String, deliveryLimit: Int64? = nil) -> WorkTopology {
+    public static func workTopology(_ label: String, deliveryLimit: Int64? = nil) -> WorkTopology {
         let id = "\(label).\(UUID().uuidString.prefix(8))"
         return WorkTopology(
             exchange: ExchangeSpec("test.x.\(id)", kind: .direct),
@@ -63,7 +60,7 @@ enum TestBroker {
 
     /// Runs `rabbitmqctl` with `arguments` and returns its output.
     @discardableResult
-    static func rabbitmqctl(_ arguments: String...) throws -> String {
+    public static func rabbitmqctl(_ arguments: String...) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["rabbitmqctl", "-q"] + arguments
@@ -81,7 +78,7 @@ enum TestBroker {
     }
 
     /// Closes, on the broker side, every connection whose name is `name`.
-    static func closeConnection(named name: String) async throws {
+    public static func closeConnection(named name: String) async throws {
         var closed = 0
         let deadline = ContinuousClock.now + .seconds(10)
         while closed == 0 {
@@ -99,19 +96,19 @@ enum TestBroker {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A work queue with its exchange and dead-letter path.
-struct WorkTopology {
-    var exchange: ExchangeSpec
-    var queue: QueueSpec
-    var deadExchange: ExchangeSpec
-    var deadQueue: QueueSpec
+public struct WorkTopology: Sendable {
+    public var exchange: ExchangeSpec
+    public var queue: QueueSpec
+    public var deadExchange: ExchangeSpec
+    public var deadQueue: QueueSpec
 
-    var topology: AMQPTopology {
+    public var topology: AMQPTopology {
         AMQPTopology(
             exchanges: [exchange, deadExchange], queues: [queue, deadQueue],
             bindings: [
@@ -120,13 +117,13 @@ struct WorkTopology {
             ])
     }
 
-    func message(_ text: String, id: String? = nil) -> OutgoingMessage {
+    public func message(_ text: String, id: String? = nil) -> OutgoingMessage {
         OutgoingMessage(
             exchange: exchange.name, routingKey: "work", body: Data(text.utf8),
             properties: MessageProperties(contentType: "text/plain", messageId: id ?? text))
     }
 
-    func cleanUp() async {
+    public func cleanUp() async {
         for queue in [queue.name, deadQueue.name] {
             try? await TestBroker.admin.delete(queue: queue)
         }
@@ -134,16 +131,18 @@ struct WorkTopology {
 }
 
 /// Collects what a consumer receives, for waiting on conditions with a deadline.
-actor Inbox {
-    private(set) var messages: [ReceivedMessage] = []
+public actor Inbox {
+    public init() {}
 
-    func add(_ message: ReceivedMessage) { messages.append(message) }
+    public private(set) var messages: [ReceivedMessage] = []
 
-    var ids: [String] { messages.compactMap(\.properties.messageId) }
-    var count: Int { messages.count }
+    public func add(_ message: ReceivedMessage) { messages.append(message) }
+
+    public var ids: [String] { messages.compactMap(\.properties.messageId) }
+    public var count: Int { messages.count }
 
     /// Waits until `condition` holds over the inbox, or fails after `timeout`.
-    func waitUntil(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable ([ReceivedMessage]) -> Bool) async throws {
+    public func waitUntil(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable ([ReceivedMessage]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(messages) {
             if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what) (have \(messages.count) messages)") }
@@ -153,7 +152,7 @@ actor Inbox {
 }
 
 /// Waits until `condition` is true, or fails after `timeout`.
-func eventually(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+public func eventually(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }

@@ -1,0 +1,226 @@
+import Foundation
+import HeraldModel
+import Yams
+
+/// The apps Herald serves, from the YAML file named by `HERALD_CONFIG`:
+///
+/// ```yaml
+/// apps:
+///   demo:
+///     apiKeys:
+///       - id: ci
+///         sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+///         scopes: [events, devices, admin]
+///       - id: ops
+///         file: /run/secrets/demo-ops-key     # the key itself, read at start
+///     encryption: preferred
+///     fcm:
+///       serviceAccountFile: /run/secrets/demo-fcm.json
+///       endpoint: https://sandbox:8443        # override, e.g. the sandbox
+///     hms:
+///       appId: "104523"
+///       clientId: "104523"
+///       clientSecretFile: /run/secrets/demo-hms-secret
+///       endpoint: https://sandbox:8443
+///       tokenEndpoint: https://sandbox:8443/oauth2/v3/token
+///     delivery:
+///       mode: direct                          # or webhook
+///       url: https://tenant.example/herald
+///       signingSecretFile: /run/secrets/demo-webhook
+///     templates:
+///       message.created:
+///         en: { title: "{user} ({channel})", body: "{text}" }
+/// ```
+///
+/// Relative file paths are resolved against the YAML file's folder.
+public struct AppsConfiguration: Sendable, Hashable {
+    public var apps: [String: AppConfiguration]
+
+    public init(apps: [String: AppConfiguration] = [:]) {
+        self.apps = apps
+    }
+
+    /// Loads and validates the file at `path`.
+    public static func load(path: String) throws -> AppsConfiguration {
+        let url = URL(fileURLWithPath: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(.missingFile, setting: "HERALD_CONFIG", "cannot read \(path)")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), relativeTo: url.deletingLastPathComponent())
+    }
+
+    /// Parses and validates YAML text; relative paths resolve against `folder`.
+    public static func parse(_ yaml: String, relativeTo folder: URL? = nil) throws -> AppsConfiguration {
+        let file: File
+        do {
+            file = try YAMLDecoder().decode(File.self, from: yaml)
+        } catch let error as DecodingError {
+            throw ConfigurationError(.invalidFile, setting: "HERALD_CONFIG", HeraldJSON.describe(error))
+        } catch {
+            throw ConfigurationError(.invalidFile, setting: "HERALD_CONFIG", "not valid YAML: \(error)")
+        }
+        var apps: [String: AppConfiguration] = [:]
+        for (id, var app) in file.apps ?? [:] {
+            try app.validate(id: id, folder: folder)
+            apps[id] = app
+        }
+        return AppsConfiguration(apps: apps)
+    }
+
+    private struct File: Decodable {
+        var apps: [String: AppConfiguration]?
+    }
+}
+
+/// One app's settings.
+public struct AppConfiguration: Codable, Sendable, Hashable {
+    public var apiKeys: [APIKey]
+    public var encryption: EncryptionPolicy
+    public var fcm: FCM?
+    public var hms: HMS?
+    public var delivery: Delivery
+    /// Templates by event kind, then locale (`en`, `et-EE`, …).
+    public var templates: [String: [String: Template]]
+
+    public init(
+        apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, fcm: FCM? = nil,
+        hms: HMS? = nil, delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:]
+    ) {
+        self.apiKeys = apiKeys
+        self.encryption = encryption
+        self.fcm = fcm
+        self.hms = hms
+        self.delivery = delivery
+        self.templates = templates
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case apiKeys, encryption, fcm, hms, delivery, templates
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        apiKeys = try c.decodeIfPresent([APIKey].self, forKey: .apiKeys) ?? []
+        encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption) ?? .preferred
+        fcm = try c.decodeIfPresent(FCM.self, forKey: .fcm)
+        hms = try c.decodeIfPresent(HMS.self, forKey: .hms)
+        delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
+        templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
+    }
+
+    /// An API key: its SHA-256 (hex), or a file holding the key itself. Scopes default to all.
+    public struct APIKey: Codable, Sendable, Hashable {
+        public var id: String
+        public var sha256: String?
+        public var file: String?
+        public var scopes: [Scope]?
+
+        public init(id: String, sha256: String? = nil, file: String? = nil, scopes: [Scope]? = nil) {
+            self.id = id
+            self.sha256 = sha256
+            self.file = file
+            self.scopes = scopes
+        }
+    }
+
+    public enum Scope: String, Codable, Sendable, Hashable, CaseIterable {
+        case events, devices, admin
+    }
+
+    public struct FCM: Codable, Sendable, Hashable {
+        public var serviceAccountFile: String
+        /// Overrides `https://fcm.googleapis.com` (e.g. the sandbox).
+        public var endpoint: String?
+        /// A CA bundle to trust for the endpoint (e.g. the sandbox's).
+        public var caFile: String?
+    }
+
+    public struct HMS: Codable, Sendable, Hashable {
+        public var appId: String
+        public var clientId: String
+        public var clientSecretFile: String
+        public var endpoint: String?
+        public var tokenEndpoint: String?
+        public var caFile: String?
+    }
+
+    public struct Delivery: Codable, Sendable, Hashable {
+        public enum Mode: String, Codable, Sendable, Hashable {
+            case direct, webhook
+        }
+
+        public var mode: Mode
+        public var url: String?
+        public var signingSecretFile: String?
+
+        public init(mode: Mode = .direct, url: String? = nil, signingSecretFile: String? = nil) {
+            self.mode = mode
+            self.url = url
+            self.signingSecretFile = signingSecretFile
+        }
+
+        private enum CodingKeys: String, CodingKey { case mode, url, signingSecretFile }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .direct
+            url = try c.decodeIfPresent(String.self, forKey: .url)
+            signingSecretFile = try c.decodeIfPresent(String.self, forKey: .signingSecretFile)
+        }
+    }
+
+    public struct Template: Codable, Sendable, Hashable {
+        public var title: String?
+        public var body: String?
+    }
+
+    /// Checks what the types cannot, and resolves relative file paths against `folder`.
+    mutating func validate(id: String, folder: URL?) throws {
+        let prefix = "apps.\(id)"
+        func invalid(_ path: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(.invalidValue, setting: "\(prefix).\(path)", message)
+        }
+        func resolve(_ path: String) -> String {
+            guard let folder, !path.hasPrefix("/") else { return path }
+            return folder.appendingPathComponent(path).path
+        }
+        guard id.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", options: .regularExpression) != nil else {
+            throw ConfigurationError(.invalidValue, setting: prefix, "an app id is 1-64 letters, digits, '.', '_' or '-'")
+        }
+        var seen = Set<String>()
+        for index in apiKeys.indices {
+            let key = apiKeys[index]
+            guard seen.insert(key.id).inserted else { throw invalid("apiKeys[\(index)].id", "\"\(key.id)\" is used twice") }
+            switch (key.sha256, key.file) {
+            case (let hash?, nil):
+                guard hash.range(of: "^[0-9a-fA-F]{64}$", options: .regularExpression) != nil else {
+                    throw invalid("apiKeys[\(index)].sha256", "must be 64 hex digits")
+                }
+            case (nil, let file?):
+                apiKeys[index].file = resolve(file)
+            default:
+                throw invalid("apiKeys[\(index)]", "give exactly one of sha256 or file")
+            }
+        }
+        if var fcm {
+            fcm.serviceAccountFile = resolve(fcm.serviceAccountFile)
+            fcm.caFile = fcm.caFile.map(resolve)
+            if let endpoint = fcm.endpoint, URL(string: endpoint)?.scheme == nil { throw invalid("fcm.endpoint", "\"\(endpoint)\" is not a URL") }
+            self.fcm = fcm
+        }
+        if var hms {
+            hms.clientSecretFile = resolve(hms.clientSecretFile)
+            hms.caFile = hms.caFile.map(resolve)
+            self.hms = hms
+        }
+        if delivery.mode == .webhook {
+            guard let url = delivery.url, let scheme = URL(string: url)?.scheme, ["http", "https"].contains(scheme) else {
+                throw invalid("delivery.url", "webhook mode needs an http(s) URL")
+            }
+            guard delivery.signingSecretFile != nil else {
+                throw invalid("delivery.signingSecretFile", "webhook mode needs a signing secret file")
+            }
+        }
+        delivery.signingSecretFile = delivery.signingSecretFile.map(resolve)
+    }
+}

@@ -1,5 +1,0 @@
-import Hummingbird
-import ServiceLifecycle
-import Prometheus
-import Yams
-public enum ServiceKitPlaceholder {}

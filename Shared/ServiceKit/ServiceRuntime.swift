@@ -1,0 +1,127 @@
+import Foundation
+import HeraldModel
+import Hummingbird
+import Logging
+import Messaging
+import ServiceLifecycle
+
+/// What every Herald executable shares: its environment and apps configuration, logging,
+/// metrics, the health endpoints, one confirmed publisher, and one `ServiceGroup` that shuts
+/// everything down gracefully on SIGTERM or SIGINT (stages first, the publisher last).
+public final class ServiceRuntime: Sendable {
+    public let name: String
+    public let environment: ServiceEnvironment
+    public let apps: AppsConfiguration
+    public let logger: Logger
+    public let readiness = Readiness()
+    /// Declared on every broker connection this runtime opens.
+    public let topology: AMQPTopology
+    /// The process's confirmed publisher; nil for services that do not use the broker.
+    public let publisher: Publisher?
+
+    /// Reads the configuration, sets up logging and metrics, and starts connecting to the
+    /// broker (unless `usesBroker` is false). Throws `ConfigurationError`.
+    public init(
+        name: String, defaultPort: Int,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        usesBroker: Bool = true, topology: AMQPTopology = HeraldTopology.all
+    ) throws {
+        self.name = name
+        let settings = try ServiceEnvironment(environment, defaultPort: defaultPort)
+        self.environment = settings
+        logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
+        _ = HeraldMetrics.registry
+        apps = try settings.configPath.map(AppsConfiguration.load(path:)) ?? AppsConfiguration()
+        self.topology = topology
+        if usesBroker {
+            let publisher = Publisher(configuration: Self.connection(name: name, role: "publisher", settings: settings, topology: topology, logger: logger))
+            readiness.register("broker") { publisher.isConnected }
+            self.publisher = publisher
+        } else {
+            publisher = nil
+        }
+    }
+
+    /// The configuration of one more broker connection, named `<service>/<role>`.
+    public func connection(_ role: String) -> ConnectionConfiguration {
+        Self.connection(name: name, role: role, settings: environment, topology: topology, logger: logger)
+    }
+
+    private static func connection(name: String, role: String, settings: ServiceEnvironment, topology: AMQPTopology, logger: Logger) -> ConnectionConfiguration {
+        ConnectionConfiguration(url: settings.amqpURL, name: "\(name)/\(role)", topology: topology, logger: logger)
+    }
+
+    /// The publisher; only for services created with `usesBroker: true`.
+    public var requirePublisher: Publisher {
+        guard let publisher else { preconditionFailure("\(name) was created without a broker connection") }
+        return publisher
+    }
+
+    /// Runs the HTTP server (health, readiness, metrics and `routes`) and `services` until
+    /// SIGTERM or SIGINT, then shuts them down in reverse order and returns.
+    public func run(
+        services: [any Service] = [],
+        routes: (Router<BasicRequestContext>) -> Void = { _ in }
+    ) async throws {
+        let router = Router()
+        HealthServer.addRoutes(to: router, service: name, readiness: readiness)
+        routes(router)
+        let logger = logger
+        let name = name
+        let http = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(environment.httpHost, port: environment.httpPort), serverName: name),
+            onServerRunning: { channel in
+                logger.info("listening", metadata: ["service": "\(name)", "port": "\(channel.localAddress?.port ?? 0)"])
+            },
+            logger: logger)
+        var all: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let publisher {
+            all.append(.init(service: PublisherService(publisher: publisher, timeout: environment.shutdownTimeout), serviceName: "publisher"))
+        }
+        all.append(.init(service: http, serviceName: "http"))
+        all.append(contentsOf: services.map { .init(service: $0) })
+        var configuration = ServiceGroupConfiguration(
+            services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = environment.shutdownTimeout + .seconds(5)
+        logger.info("starting", metadata: [
+            "amqp": "\(environment.amqpURL)", "httpPort": "\(environment.httpPort)",
+            "apps": "\(apps.apps.keys.sorted().joined(separator: ","))",
+        ])
+        try await ServiceGroup(configuration: configuration).run()
+        logger.info("stopped")
+    }
+
+    /// The whole life of an executable: builds the runtime, lets `setUp` create the
+    /// service's own parts, runs until a shutdown signal and exits: 0 after a graceful
+    /// shutdown, 2 for a configuration error, 1 for any other failure.
+    public static func main(
+        name: String, defaultPort: Int, usesBroker: Bool = true,
+        setUp: (ServiceRuntime) throws -> (services: [any Service], routes: (Router<BasicRequestContext>) -> Void) = { _ in ([], { _ in }) }
+    ) async -> Never {
+        do {
+            let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, usesBroker: usesBroker)
+            let (services, routes) = try setUp(runtime)
+            try await runtime.run(services: services, routes: routes)
+            exit(0)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
+            exit(2)
+        } catch {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
+
+/// Keeps the publisher open until graceful shutdown, then waits for its last confirms.
+struct PublisherService: Service {
+    let publisher: Publisher
+    let timeout: Duration
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await publisher.close(timeout: timeout)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Logging
+import Messaging
+import ServiceKit
+import ServiceLifecycle
+import Testing
+
+/// A stage between a fresh input work queue and a fresh output queue, on the real broker.
+struct StageFixture {
+    let work = TestBroker.workTopology("stage")
+    let output: ExchangeSpec
+    let outputQueue: QueueSpec
+    let runtime: ServiceRuntime
+
+    init() throws {
+        let id = UUID().uuidString.prefix(8)
+        output = ExchangeSpec("test.out.\(id)", kind: .direct)
+        outputQueue = QueueSpec("test.out.\(id)")
+        let topology = work.topology.merged(with: AMQPTopology(
+            exchanges: [output], queues: [outputQueue],
+            bindings: [BindingSpec(exchange: output.name, queue: outputQueue.name, routingKey: "out")]))
+        runtime = try ServiceRuntime(
+            name: "test-stage-\(id)", defaultPort: 0,
+            environment: ["HERALD_AMQP_URL": "\(TestBroker.urlString)", "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"],
+            topology: topology)
+    }
+
+    static func event(_ id: String) -> NotificationEvent {
+        NotificationEvent(id: id, app: "demo", source: .api, kind: "test", occurredAt: Date(), audience: .users(["u1"]))
+    }
+
+    func publishInput(_ event: NotificationEvent) async throws {
+        try await runtime.requirePublisher.publish(OutgoingMessage(contract: event, exchange: work.exchange.name, routingKey: "work"))
+    }
+
+    func publishRaw(_ body: String, type: String = NotificationEvent.contractName, id: String) async throws {
+        try await runtime.requirePublisher.publish(OutgoingMessage(
+            exchange: work.exchange.name, routingKey: "work", body: Data(body.utf8),
+            properties: MessageProperties(type: type, messageId: id)))
+    }
+
+    /// A stage that re-publishes each event to the output queue, unless `handler` says otherwise.
+    func stage(maxAttempts: Int = 5, hooks: Stage<NotificationEvent>.Hooks = .init(), handler: (@Sendable (NotificationEvent) async throws -> Void)? = nil) -> Stage<NotificationEvent> {
+        let output = output
+        return Stage(consuming: work.queue, prefetch: 8, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks) { event in
+            try await handler?(event)
+            return [try .publish(event, to: output, routingKey: "out")]
+        }
+    }
+
+    /// Runs `stage` in a service group; returns the group to shut it down gracefully.
+    func start(_ stage: Stage<NotificationEvent>) -> (ServiceGroup, Task<Void, any Error>) {
+        let group = ServiceGroup(services: [stage], logger: Logger(label: "test"))
+        return (group, Task { try await group.run() })
+    }
+
+    /// Collects what reaches a queue.
+    func collect(_ queue: QueueSpec) -> (Consumer, Inbox, Task<Void, Never>) {
+        let consumer = Consumer(configuration: runtime.connection("collect:\(queue.name)"), queue: queue.name)
+        let inbox = Inbox()
+        let task = Task {
+            for await message in consumer {
+                await inbox.add(message)
+                message.ack()
+            }
+        }
+        return (consumer, inbox, task)
+    }
+
+    func finish(_ group: ServiceGroup, _ running: Task<Void, any Error>, collectors: [(Consumer, Task<Void, Never>)]) async throws {
+        await group.triggerGracefulShutdown()
+        try await running.value
+        for (consumer, task) in collectors {
+            await consumer.close()
+            await task.value
+        }
+        await runtime.requirePublisher.close()
+        await work.cleanUp()
+        try? await TestBroker.admin.delete(queue: outputQueue.name)
+    }
+}
+
+@Suite("The pipeline stage runner", .enabled(if: TestBroker.shouldRun))
+struct StageTests {
+    @Test("outputs are confirmed before the input is acked: a stage stopped in between gets the input again, and nothing is lost")
+    func outputsConfirmedBeforeAck() async throws {
+        let fixture = try StageFixture()
+        let calls = Inbox()
+        let stage = fixture.stage(hooks: .init(afterPublish: { message in
+            await calls.add(message)
+            if await calls.count == 1 {
+                // The outputs are confirmed; the stage now dies before it can ack.
+                try? await TestBroker.closeConnection(named: fixture.runtime.connection("stage:\(fixture.work.queue.name)").name)
+            }
+        }))
+        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let (group, running) = fixture.start(stage)
+        try await fixture.publishInput(StageFixture.event("e-1"))
+
+        try await calls.waitUntil("the redelivered input to be processed") { $0.count == 2 }
+        let attempts = await calls.messages
+        #expect(attempts[1].redelivered)
+        #expect(attempts.allSatisfy { $0.properties.messageId == "e-1" })
+        // At least once: the output of the interrupted attempt and of the retry both arrived.
+        try await outputs.waitUntil("both outputs") { $0.count == 2 }
+        #expect(await outputs.ids == ["e-1", "e-1"])
+        try await eventually("the input queue to drain") { try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0 }
+        #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
+        try await fixture.finish(group, running, collectors: [(outputConsumer, collecting)])
+    }
+
+    @Test("an undecodable input is dead-lettered with its reason, and the stage carries on")
+    func undecodableInputIsDeadLettered() async throws {
+        let fixture = try StageFixture()
+        let (outputConsumer, outputs, collectingOutputs) = fixture.collect(fixture.outputQueue)
+        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let (group, running) = fixture.start(fixture.stage())
+        try await fixture.publishRaw("{not json", id: "broken-1")
+        try await fixture.publishRaw(#"{"id":"e-2","app":"demo","source":"api","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{}}"#, id: "broken-2")
+        try await fixture.publishInput(StageFixture.event("good"))
+
+        try await dead.waitUntil("two dead letters") { $0.count == 2 }
+        try await outputs.waitUntil("the good one") { $0.count == 1 }
+        let letters = await dead.messages.sorted { ($0.properties.messageId ?? "") < ($1.properties.messageId ?? "") }
+        #expect(letters[0].properties.messageId == "broken-1")
+        #expect(letters[0].body == Data("{not json".utf8))
+        #expect(letters[0].properties.headers["x-herald-reason"]?.stringValue?.hasPrefix("undecodable: herald.event.v1: not valid JSON") == true)
+        #expect(letters[0].properties.headers["x-herald-queue"]?.stringValue == fixture.work.queue.name)
+        #expect(letters[1].properties.headers["x-herald-reason"]?.stringValue?.contains("audience: must have exactly one of") == true)
+        #expect(await outputs.ids == ["good"])
+        try await fixture.finish(group, running, collectors: [(outputConsumer, collectingOutputs), (deadConsumer, collectingDead)])
+    }
+
+    @Test("an input of another contract type is dead-lettered naming both types")
+    func wrongTypeIsDeadLettered() async throws {
+        let fixture = try StageFixture()
+        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let (group, running) = fixture.start(fixture.stage())
+        try await fixture.publishRaw("{}", type: "herald.outcome.v1", id: "wrong")
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "undecodable: expected a herald.event.v1 message, got type \"herald.outcome.v1\"")
+        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+    }
+
+    @Test("an input the handler rejects is dead-lettered with the handler's reason, without retries")
+    func rejectedInputIsDeadLettered() async throws {
+        let fixture = try StageFixture()
+        let calls = Tally()
+        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let (group, running) = fixture.start(fixture.stage { _ in
+            await calls.add()
+            throw StageError.rejected("app demo is not configured")
+        })
+        try await fixture.publishInput(StageFixture.event("e-3"))
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "rejected: app demo is not configured")
+        #expect(await calls.value == 1)
+        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+    }
+
+    @Test("a transient failure is retried until it succeeds")
+    func transientFailureIsRetried() async throws {
+        let fixture = try StageFixture()
+        let calls = Tally()
+        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let (group, running) = fixture.start(fixture.stage { _ in
+            await calls.add()
+            if await calls.value < 3 { throw StageError.transient("store busy") }
+        })
+        try await fixture.publishInput(StageFixture.event("e-4"))
+        try await outputs.waitUntil("the output after two failures") { $0.count == 1 }
+        #expect(await calls.value == 3)
+        #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
+        try await fixture.finish(group, running, collectors: [(outputConsumer, collecting)])
+    }
+
+    @Test("a failure that persists is dead-lettered after the last attempt, with the last error")
+    func persistentFailureIsBounded() async throws {
+        let fixture = try StageFixture()
+        let calls = Tally()
+        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 3) { _ in
+            await calls.add()
+            throw StageError.transient("provider down")
+        })
+        try await fixture.publishInput(StageFixture.event("e-5"))
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        #expect(await calls.value == 3)
+        #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "failed 3 times, last: transient: provider down")
+        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+    }
+
+    @Test("graceful shutdown lets in-flight inputs finish, publish and ack")
+    func gracefulShutdownFinishesInFlight() async throws {
+        let fixture = try StageFixture()
+        let release = Gate()
+        let started = Tally()
+        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let (group, running) = fixture.start(fixture.stage { _ in
+            await started.add()
+            await release.wait()
+        })
+        for i in 0..<3 { try await fixture.publishInput(StageFixture.event("e-6-\(i)")) }
+        try await eventually("three inputs in flight") { await started.value == 3 }
+        await group.triggerGracefulShutdown()
+        await release.open()
+        try await running.value
+        try await outputs.waitUntil("the three outputs") { $0.count == 3 }
+        #expect(try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0)
+        await outputConsumer.close()
+        await collecting.value
+        await fixture.runtime.requirePublisher.close()
+        await fixture.work.cleanUp()
+        try? await TestBroker.admin.delete(queue: fixture.outputQueue.name)
+    }
+}
