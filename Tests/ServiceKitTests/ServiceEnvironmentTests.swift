@@ -1,0 +1,153 @@
+import Foundation
+import Logging
+import ServiceKit
+import Testing
+
+@Suite("Reading the service environment")
+struct ServiceEnvironmentTests {
+    @Test("defaults run everything on one machine")
+    func defaults() throws {
+        let environment = try ServiceEnvironment([:], defaultPort: 8084)
+        #expect(environment.amqpURL.host == "localhost" && environment.amqpURL.port == 5672)
+        #expect(environment.amqpURL.virtualHost == "/")
+        #expect(environment.httpPort == 8084)
+        #expect(environment.httpHost == "0.0.0.0")
+        #expect(environment.logLevel == .info)
+        #expect(environment.logFormat == .json)
+        #expect(environment.configPath == nil)
+        #expect(environment.shutdownTimeout == .seconds(30))
+        #expect(environment.dataDirectory.lastPathComponent == "data")
+    }
+
+    @Test("every variable is honoured")
+    func overrides() throws {
+        let environment = try ServiceEnvironment([
+            "HERALD_AMQP_URL": "amqp://herald:s3cret@mq.internal:5673/prod%2Fa?heartbeat=15",
+            "HERALD_HTTP_PORT": "9000", "HERALD_HTTP_HOST": "127.0.0.1",
+            "HERALD_DATA_DIR": "/var/lib/herald", "HERALD_LOG_LEVEL": "DEBUG",
+            "HERALD_LOG_FORMAT": "text", "HERALD_CONFIG": "/etc/herald.yaml",
+            "HERALD_SHUTDOWN_TIMEOUT": "2.5",
+        ], defaultPort: 8084)
+        #expect(environment.amqpURL.user == "herald" && environment.amqpURL.password == "s3cret")
+        #expect(environment.amqpURL.host == "mq.internal" && environment.amqpURL.port == 5673)
+        #expect(environment.amqpURL.virtualHost == "prod/a")
+        #expect(environment.amqpURL.heartbeat == 15)
+        #expect(environment.amqpURL.description == "amqp://herald:***@mq.internal:5673/prod%2Fa")
+        #expect(environment.httpPort == 9000 && environment.httpHost == "127.0.0.1")
+        #expect(environment.dataDirectory.path == "/var/lib/herald")
+        #expect(environment.logLevel == .debug && environment.logFormat == .text)
+        #expect(environment.configPath == "/etc/herald.yaml")
+        #expect(environment.shutdownTimeout == .milliseconds(2500))
+    }
+
+    @Test("bad values name the variable and what is wrong")
+    func errors() {
+        func error(_ environment: [String: String]) -> ConfigurationError? {
+            do {
+                _ = try ServiceEnvironment(environment, defaultPort: 1)
+                return nil
+            } catch {
+                return error as? ConfigurationError
+            }
+        }
+        #expect(error(["HERALD_HTTP_PORT": "80a"])?.setting == "HERALD_HTTP_PORT")
+        #expect(error(["HERALD_HTTP_PORT": "70000"])?.message == "\"70000\" is not a port number (0-65535)")
+        #expect(error(["HERALD_AMQP_URL": "http://x"])?.message.contains("unsupported scheme \"http\"") == true)
+        #expect(error(["HERALD_AMQP_URL": "amqps://x"])?.message.contains("amqps (TLS) is not supported yet") == true)
+        #expect(error(["HERALD_LOG_LEVEL": "loud"])?.setting == "HERALD_LOG_LEVEL")
+        #expect(error(["HERALD_SHUTDOWN_TIMEOUT": "-1"])?.setting == "HERALD_SHUTDOWN_TIMEOUT")
+    }
+}
+
+@Suite("The apps YAML")
+struct AppsConfigurationTests {
+    @Test("a full app parses, with defaults and relative paths resolved against the file's folder")
+    func fullApp() throws {
+        let yaml = """
+        apps:
+          demo:
+            apiKeys:
+              - id: ci
+                sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                scopes: [events]
+              - id: ops
+                file: secrets/ops-key
+            fcm:
+              serviceAccountFile: secrets/fcm.json
+              endpoint: https://127.0.0.1:8443
+            delivery:
+              mode: webhook
+              url: https://tenant.example/hook
+              signingSecretFile: /run/secrets/hook
+            templates:
+              message.created:
+                en: { title: "{user} ({channel})", body: "{text}" }
+          minimal: {}
+        """
+        let config = try AppsConfiguration.parse(yaml, relativeTo: URL(fileURLWithPath: "/etc/herald"))
+        let demo = try #require(config.apps["demo"])
+        #expect(demo.apiKeys.map(\.id) == ["ci", "ops"])
+        #expect(demo.apiKeys[0].scopes == [.events])
+        #expect(demo.apiKeys[1].file == "/etc/herald/secrets/ops-key")
+        #expect(demo.fcm?.serviceAccountFile == "/etc/herald/secrets/fcm.json")
+        #expect(demo.delivery.mode == .webhook && demo.delivery.signingSecretFile == "/run/secrets/hook")
+        #expect(demo.templates["message.created"]?["en"]?.title == "{user} ({channel})")
+        #expect(demo.encryption == .preferred)
+        let minimal = try #require(config.apps["minimal"])
+        #expect(minimal.apiKeys.isEmpty && minimal.delivery.mode == .direct && minimal.fcm == nil)
+    }
+
+    @Test("mistakes are reported with their path")
+    func errors() {
+        func error(_ yaml: String) -> String? {
+            do {
+                _ = try AppsConfiguration.parse(yaml)
+                return nil
+            } catch {
+                return (error as? ConfigurationError)?.description
+            }
+        }
+        #expect(error("apps:\n  demo:\n    apiKeys:\n      - id: a\n        sha256: nothex") == "apps.demo.apiKeys[0].sha256: must be 64 hex digits")
+        #expect(error("apps:\n  demo:\n    apiKeys:\n      - id: a") == "apps.demo.apiKeys[0]: give exactly one of sha256 or file")
+        #expect(error("apps:\n  demo:\n    delivery:\n      mode: webhook") == "apps.demo.delivery.url: webhook mode needs an http(s) URL")
+        #expect(error("apps:\n  demo:\n    encryption: sometimes")?.hasPrefix("HERALD_CONFIG: apps.demo.encryption") == true)
+        #expect(error("apps:\n  \"bad app\": {}") == "apps.bad app: an app id is 1-64 letters, digits, '.', '_' or '-'")
+    }
+
+    @Test("a missing file is a clear error")
+    func missingFile() {
+        #expect(throws: ConfigurationError(.missingFile, setting: "HERALD_CONFIG", "cannot read /nonexistent/herald.yaml")) {
+            try AppsConfiguration.load(path: "/nonexistent/herald.yaml")
+        }
+    }
+}
+
+@Suite("Log output")
+struct LogRedactionTests {
+    @Test("a JSON log line carries the message and metadata, and never a token or key in clear")
+    func redactsSensitiveMetadata() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-log-\(UUID()).jsonl")
+        FileManager.default.createFile(atPath: path.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: path)
+        let logger = Logger(label: "test") { label in
+            JSONLogHandler(label: label, service: "herald-test", level: .debug, output: LogOutput(handle))
+        }
+        logger.info("sent", metadata: [
+            "deliveryId": "d-1", "token": "fcm-secret-token", "deviceToken": "abc", "p256dh": "BPUB",
+            "apiKey": "k-123", "headers": ["Authorization": "Bearer xyz", "Accept": "json"],
+        ])
+        try handle.close()
+        let text = try String(contentsOf: path, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["msg"] as? String == "sent")
+        #expect(object["level"] as? String == "info")
+        #expect(object["service"] as? String == "herald-test")
+        #expect(object["deliveryId"] as? String == "d-1")
+        for secret in ["fcm-secret-token", "abc", "BPUB", "k-123", "Bearer xyz"] {
+            #expect(!text.contains(secret), "\(secret) leaked into the log")
+        }
+        #expect((object["headers"] as? [String: Any])?["Accept"] as? String == "json")
+        try? FileManager.default.removeItem(at: path)
+    }
+}
