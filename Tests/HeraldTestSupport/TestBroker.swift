@@ -58,20 +58,32 @@ public enum TestBroker {
             deadQueue: QueueSpec("test.dead.\(id)"))
     }
 
-    /// Runs `rabbitmqctl` with `arguments` and returns its output.
+    /// Runs `rabbitmqctl` with `arguments` and returns its output. The process is awaited
+    /// without blocking a thread of the concurrency pool.
     @discardableResult
-    public static func rabbitmqctl(_ arguments: String...) throws -> String {
+    public static func rabbitmqctl(_ arguments: String...) async throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("rabbitmqctl-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["rabbitmqctl", "-q"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: output, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try handle.close()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else {
             throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
         }
         return text
@@ -82,10 +94,10 @@ public enum TestBroker {
         var closed = 0
         let deadline = ContinuousClock.now + .seconds(10)
         while closed == 0 {
-            let listing = try rabbitmqctl("list_connections", "pid", "client_properties")
+            let listing = try await rabbitmqctl("list_connections", "pid", "client_properties")
             for line in listing.split(separator: "\n") where line.contains("\"\(name)\"") {
                 guard let pid = line.split(separator: "\t").first else { continue }
-                try rabbitmqctl("close_connection", String(pid), "test closes the connection")
+                try await rabbitmqctl("close_connection", String(pid), "test closes the connection")
                 closed += 1
             }
             if closed == 0 {

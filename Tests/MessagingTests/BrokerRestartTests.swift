@@ -28,12 +28,12 @@ struct BrokerRestartTests {
         #expect(await consumer.waitUntilConnected(timeout: .seconds(10)))
         try await publisher.publish(contentsOf: (0..<200).map { work.message("before-\($0)") })
 
-        try TestBroker.rabbitmqctl("stop_app")
+        try await TestBroker.rabbitmqctl("stop_app")
         // Published while the broker is down: these wait for the reconnect, then confirm.
         let during = Task { try await publisher.publish(contentsOf: (0..<200).map { work.message("during-\($0)") }) }
         try await eventually("both sides to notice the broker is gone") { !publisher.isConnected && !consumer.isConnected }
-        try TestBroker.rabbitmqctl("start_app")
-        try TestBroker.rabbitmqctl("await_startup")
+        try await TestBroker.rabbitmqctl("start_app")
+        try await TestBroker.rabbitmqctl("await_startup")
 
         try await during.value
         try await publisher.publish(contentsOf: (0..<200).map { work.message("after-\($0)") })

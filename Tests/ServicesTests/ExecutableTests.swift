@@ -32,13 +32,6 @@ struct ExecutableTests {
     func startsReadyAndStops(service: (name: String, usesBroker: Bool)) async throws {
         let binary = Self.binaryDirectory.appendingPathComponent(service.name)
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run swift build first")
-        let vhost = "herald-test-\(service.name)-\(UUID().uuidString.prefix(8))"
-        if service.usesBroker {
-            try TestBroker.rabbitmqctl("add_vhost", vhost)
-            try TestBroker.rabbitmqctl("set_permissions", "-p", vhost, TestBroker.url.user, ".*", ".*", ".*")
-        }
-        defer { if service.usesBroker { _ = try? TestBroker.rabbitmqctl("delete_vhost", vhost) } }
-
         let port = try freePort()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID())")
         let log = data.appendingPathComponent("service.log")
@@ -47,9 +40,7 @@ struct ExecutableTests {
         let process = Process()
         process.executableURL = binary
         var environment = ProcessInfo.processInfo.environment
-        var url = TestBroker.url
-        url.virtualHost = vhost
-        environment["HERALD_AMQP_URL"] = "amqp://\(url.user):\(url.password)@\(url.host):\(url.port)/\(vhost)"
+        environment["HERALD_AMQP_URL"] = TestBroker.urlString
         environment["HERALD_HTTP_PORT"] = String(port)
         environment["HERALD_HTTP_HOST"] = "127.0.0.1"
         environment["HERALD_DATA_DIR"] = data.path
@@ -75,12 +66,14 @@ struct ExecutableTests {
         #expect(metrics.status == 200)
 
         if service.usesBroker {
+            // Ready means the publisher connection is up, which it is only once it declared
+            // the whole topology; the broker must now have every queue and exchange of it.
             #expect(metrics.body.contains("herald_amqp_connected{connection=\"\(service.name)/publisher\"} 1"))
-            let listing = try TestBroker.rabbitmqctl("list_queues", "-p", vhost, "name")
+            let listing = try await TestBroker.rabbitmqctl("list_queues", "name")
             let declared = Set(listing.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
             let missing = Set(HeraldTopology.all.queues.map(\.name)).subtracting(declared)
             #expect(missing.isEmpty, "queues not declared: \(missing.sorted())")
-            let exchanges = try TestBroker.rabbitmqctl("list_exchanges", "-p", vhost, "name")
+            let exchanges = try await TestBroker.rabbitmqctl("list_exchanges", "name")
             for exchange in HeraldTopology.all.exchanges {
                 #expect(exchanges.contains(exchange.name), "exchange \(exchange.name) not declared")
             }
