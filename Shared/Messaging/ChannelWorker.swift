@@ -266,7 +266,8 @@ final class ChannelWorker: Sendable {
         let generation: UInt64
         var unconfirmed = Deque<(seq: UInt64, publish: PendingPublish)>()
         var nextSeq: UInt64 = 1
-        var unsettled = 0
+        var ledger = AckLedger()
+        var unsettled: Int { ledger.outstanding }
         var consumerTag: String?
         var cancelSent = false
         var consumeEnded = false
@@ -318,12 +319,14 @@ final class ChannelWorker: Sendable {
                     return (taken, settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline)
                 }
 
-                for settlement in settlements where settlement.generation == generation {
-                    switch settlement.kind {
-                    case .ack: try connection.ack(settlement.tag)
-                    case .nack(let requeue): try connection.nack(settlement.tag, requeue: requeue)
+                let current = settlements.filter { $0.generation == generation }.map { (tag: $0.tag, kind: $0.kind) }
+                if !current.isEmpty {
+                    for frame in ledger.settle(current) {
+                        switch frame {
+                        case .ack(let tag, let multiple): try connection.ack(tag, multiple: multiple)
+                        case .nack(let tag, let requeue): try connection.nack(tag, requeue: requeue)
+                        }
                     }
-                    unsettled -= 1
                 }
                 for publish in publishes {
                     if worker.confirms {
@@ -435,7 +438,7 @@ final class ChannelWorker: Sendable {
                     return
                 }
                 let handle = consume.noAck ? nil : SettlementHandle(worker: worker, generation: generation, tag: tag)
-                if !consume.noAck { unsettled += 1 }
+                if !consume.noAck { ledger.delivered(tag) }
                 worker.metrics.consumed.increment()
                 worker.onDelivery(ReceivedMessage(
                     body: content.body, properties: content.properties, exchange: exchange,
