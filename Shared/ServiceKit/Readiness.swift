@@ -27,3 +27,20 @@ public final class Readiness: Sendable {
 
     public var isReady: Bool { evaluate().allSatisfy(\.ready) }
 }
+
+/// A readiness check whose subject appears later: it fails until `attach` gives it one,
+/// so a part can be counted from the moment it is created, before it runs.
+public final class ReadinessProbe: Sendable {
+    private let check = Mutex<(@Sendable () -> Bool)?>(nil)
+
+    public init() {}
+
+    public func attach(_ check: @escaping @Sendable () -> Bool) {
+        self.check.withLock { $0 = check }
+    }
+
+    public var holds: Bool {
+        let current = check.withLock { $0 }
+        return current?() ?? false
+    }
+}

@@ -35,6 +35,7 @@ public struct Stage<Input: Contract>: Service {
     private let runtime: ServiceRuntime
     private let handler: Handler
     private let hooks: Hooks
+    private let probe = ReadinessProbe()
 
     public init(
         _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, maxAttempts: Int = 5,
@@ -47,6 +48,8 @@ public struct Stage<Input: Contract>: Service {
         self.runtime = runtime
         self.hooks = hooks
         self.handler = handler
+        // Counted from now: the service is not ready until this stage consumes.
+        runtime.readiness.register("consumer:\(queue.name)") { [probe] in probe.holds }
     }
 
     /// The name of this stage's consumer connection on the broker.
@@ -54,7 +57,7 @@ public struct Stage<Input: Contract>: Service {
 
     public func run() async throws {
         let consumer = Consumer(configuration: runtime.connection("stage:\(name)"), queue: queue.name, prefetch: prefetch)
-        runtime.readiness.register("consumer:\(queue.name)") { consumer.isConnected }
+        probe.attach { consumer.isConnected }
         defer { runtime.readiness.remove("consumer:\(queue.name)") }
         let processor = Processor(
             stage: name, queue: queue, maxAttempts: maxAttempts, publisher: runtime.requirePublisher,

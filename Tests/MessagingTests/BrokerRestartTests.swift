@@ -17,14 +17,9 @@ struct BrokerRestartTests {
     func survivesStopAndStartApp() async throws {
         let work = TestBroker.workTopology("restart")
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
-        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 20)
-        let inbox = Inbox()
-        let consuming = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
+        let consuming = Collector(TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name, prefetch: 20)
+        let consumer = consuming.consumer
+        let inbox = consuming.inbox
         #expect(await consumer.waitUntilConnected(timeout: .seconds(10)))
         try await publisher.publish(contentsOf: (0..<200).map { work.message("before-\($0)") })
 
@@ -41,8 +36,7 @@ struct BrokerRestartTests {
         let expected = Set(["before", "during", "after"].flatMap { phase in (0..<200).map { "\(phase)-\($0)" } })
         try await inbox.waitUntil(timeout: .seconds(60), "all 600 messages") { Set($0.compactMap(\.properties.messageId)).isSuperset(of: expected) }
         #expect(consumer.isConnected && publisher.isConnected)
-        await consumer.close()
-        await consuming.value
+        await consuming.stop()
         await publisher.close()
         await work.cleanUp()
     }

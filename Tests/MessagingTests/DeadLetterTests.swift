@@ -11,15 +11,9 @@ struct DeadLetterTests {
         let work = TestBroker.workTopology("dead")
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
-        let deadConsumer = Consumer(configuration: TestBroker.configuration("dead", topology: work.topology), queue: work.deadQueue.name)
-        let dead = Inbox()
+        let collecting = Collector(TestBroker.configuration("dead", topology: work.topology), queue: work.deadQueue.name)
+        let dead = collecting.inbox
         let rejecting = Task { for await message in consumer { message.nack(requeue: false) } }
-        let collecting = Task {
-            for await message in deadConsumer {
-                await dead.add(message)
-                message.ack()
-            }
-        }
         try await publisher.publish(work.message("poison"))
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
         let letter = await dead.messages[0]
@@ -30,9 +24,8 @@ struct DeadLetterTests {
         #expect(death["queue"]?.stringValue == work.queue.name)
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
         await consumer.close()
-        await deadConsumer.close()
         await rejecting.value
-        await collecting.value
+        await collecting.stop()
         await publisher.close()
         await work.cleanUp()
     }

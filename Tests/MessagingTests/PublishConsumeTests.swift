@@ -10,14 +10,8 @@ struct PublishConsumeTests {
     func publishConfirmConsumeAck() async throws {
         let work = TestBroker.workTopology("roundtrip")
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
-        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
-        let inbox = Inbox()
-        let consuming = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
+        let consuming = Collector(TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let inbox = consuming.inbox
         for i in 0..<50 {
             try await publisher.publish(work.message("m\(i)"))
         }
@@ -31,8 +25,7 @@ struct PublishConsumeTests {
         #expect(first.routingKey == "work")
         #expect(first.redelivered == false)
         try await eventually("the queue to be empty") { try await TestBroker.admin.readyCount(work.queue.name) == 0 }
-        await consumer.close()
-        await consuming.value
+        await consuming.stop()
         await publisher.close()
         // Nothing came back after acking: a new consumer finds the queue empty.
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)

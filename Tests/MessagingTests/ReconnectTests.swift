@@ -11,14 +11,9 @@ struct ReconnectTests {
         let work = TestBroker.workTopology("close-sub")
         let publisher = Publisher(configuration: TestBroker.configuration("pub", topology: work.topology))
         let consumerConfiguration = TestBroker.configuration("sub", topology: work.topology)
-        let consumer = Consumer(configuration: consumerConfiguration, queue: work.queue.name, prefetch: 10)
-        let inbox = Inbox()
-        let consuming = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
+        let consuming = Collector(consumerConfiguration, queue: work.queue.name, prefetch: 10)
+        let consumer = consuming.consumer
+        let inbox = consuming.inbox
         #expect(await consumer.waitUntilConnected(timeout: .seconds(10)))
         try await publisher.publish(contentsOf: (0..<100).map { work.message("before-\($0)") })
         try await inbox.waitUntil("some messages before the close") { $0.count >= 10 }
@@ -31,8 +26,7 @@ struct ReconnectTests {
         let expected = Set(["before", "during", "after"].flatMap { phase in (0..<100).map { "\(phase)-\($0)" } })
         try await inbox.waitUntil("all 300 messages") { Set($0.compactMap(\.properties.messageId)).isSuperset(of: expected) }
         try await eventually("the queue to drain") { try await TestBroker.admin.readyCount(work.queue.name) == 0 }
-        await consumer.close()
-        await consuming.value
+        await consuming.stop()
         await publisher.close()
         await work.cleanUp()
     }
@@ -42,14 +36,8 @@ struct ReconnectTests {
         let work = TestBroker.workTopology("close-pub")
         let publisherConfiguration = TestBroker.configuration("pub", topology: work.topology)
         let publisher = Publisher(configuration: publisherConfiguration, window: 50)
-        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
-        let inbox = Inbox()
-        let consuming = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
+        let consuming = Collector(TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let inbox = consuming.inbox
         #expect(await publisher.waitUntilConnected(timeout: .seconds(10)))
         let publishing = Task {
             try await publisher.publish(contentsOf: (0..<3000).map { work.message("m-\($0)") })
@@ -59,8 +47,7 @@ struct ReconnectTests {
         try await publishing.value
         let expected = Set((0..<3000).map { "m-\($0)" })
         try await inbox.waitUntil("all 3000 messages") { Set($0.compactMap(\.properties.messageId)) == expected }
-        await consumer.close()
-        await consuming.value
+        await consuming.stop()
         await publisher.close()
         await work.cleanUp()
     }
@@ -75,20 +62,13 @@ struct ReconnectTests {
         #expect(publisher.republishedCount == 1)
         try await publisher.publish(work.message("next"))
 
-        let consumer = Consumer(configuration: TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
-        let inbox = Inbox()
-        let consuming = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
+        let consuming = Collector(TestBroker.configuration("sub", topology: work.topology), queue: work.queue.name)
+        let inbox = consuming.inbox
         try await inbox.waitUntil("the message and the one after it") { $0.contains { $0.properties.messageId == "next" } }
         let ids = await inbox.ids
         #expect(ids.contains("once"))
         #expect(ids.allSatisfy { $0 == "once" || $0 == "next" })
-        await consumer.close()
-        await consuming.value
+        await consuming.stop()
         await publisher.close()
         await work.cleanUp()
     }

@@ -57,25 +57,14 @@ struct StageFixture {
     }
 
     /// Collects what reaches a queue.
-    func collect(_ queue: QueueSpec) -> (Consumer, Inbox, Task<Void, Never>) {
-        let consumer = Consumer(configuration: runtime.connection("collect:\(queue.name)"), queue: queue.name)
-        let inbox = Inbox()
-        let task = Task {
-            for await message in consumer {
-                await inbox.add(message)
-                message.ack()
-            }
-        }
-        return (consumer, inbox, task)
+    func collect(_ queue: QueueSpec) -> Collector {
+        Collector(runtime.connection("collect:\(queue.name)"), queue: queue.name)
     }
 
-    func finish(_ group: ServiceGroup, _ running: Task<Void, any Error>, collectors: [(Consumer, Task<Void, Never>)]) async throws {
+    func finish(_ group: ServiceGroup, _ running: Task<Void, any Error>, collectors: [Collector]) async throws {
         await group.triggerGracefulShutdown()
         try await running.value
-        for (consumer, task) in collectors {
-            await consumer.close()
-            await task.value
-        }
+        for collector in collectors { await collector.stop() }
         await runtime.requirePublisher.close()
         await work.cleanUp()
         try? await TestBroker.admin.delete(queue: outputQueue.name)
@@ -95,7 +84,8 @@ struct StageTests {
                 try? await TestBroker.closeConnection(named: fixture.runtime.connection("stage:\(fixture.work.queue.name)").name)
             }
         }))
-        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        let outputs = outputsCollector.inbox
         let (group, running) = fixture.start(stage)
         try await fixture.publishInput(StageFixture.event("e-1"))
 
@@ -108,14 +98,16 @@ struct StageTests {
         #expect(await outputs.ids == ["e-1", "e-1"])
         try await eventually("the input queue to drain") { try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0 }
         #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
-        try await fixture.finish(group, running, collectors: [(outputConsumer, collecting)])
+        try await fixture.finish(group, running, collectors: [outputsCollector])
     }
 
     @Test("an undecodable input is dead-lettered with its reason, and the stage carries on")
     func undecodableInputIsDeadLettered() async throws {
         let fixture = try StageFixture()
-        let (outputConsumer, outputs, collectingOutputs) = fixture.collect(fixture.outputQueue)
-        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        let outputs = outputsCollector.inbox
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
         let (group, running) = fixture.start(fixture.stage())
         try await fixture.publishRaw("{not json", id: "broken-1")
         try await fixture.publishRaw(#"{"id":"e-2","app":"demo","source":"api","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{}}"#, id: "broken-2")
@@ -130,25 +122,27 @@ struct StageTests {
         #expect(letters[0].properties.headers["x-herald-queue"]?.stringValue == fixture.work.queue.name)
         #expect(letters[1].properties.headers["x-herald-reason"]?.stringValue?.contains("audience: must have exactly one of") == true)
         #expect(await outputs.ids == ["good"])
-        try await fixture.finish(group, running, collectors: [(outputConsumer, collectingOutputs), (deadConsumer, collectingDead)])
+        try await fixture.finish(group, running, collectors: [outputsCollector, deadCollector])
     }
 
     @Test("an input of another contract type is dead-lettered naming both types")
     func wrongTypeIsDeadLettered() async throws {
         let fixture = try StageFixture()
-        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
         let (group, running) = fixture.start(fixture.stage())
         try await fixture.publishRaw("{}", type: "herald.outcome.v1", id: "wrong")
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
         #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "undecodable: expected a herald.event.v1 message, got type \"herald.outcome.v1\"")
-        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+        try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
     @Test("an input the handler rejects is dead-lettered with the handler's reason, without retries")
     func rejectedInputIsDeadLettered() async throws {
         let fixture = try StageFixture()
         let calls = Tally()
-        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
         let (group, running) = fixture.start(fixture.stage { _ in
             await calls.add()
             throw StageError.rejected("app demo is not configured")
@@ -157,14 +151,15 @@ struct StageTests {
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
         #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "rejected: app demo is not configured")
         #expect(await calls.value == 1)
-        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+        try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
     @Test("a transient failure is retried until it succeeds")
     func transientFailureIsRetried() async throws {
         let fixture = try StageFixture()
         let calls = Tally()
-        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        let outputs = outputsCollector.inbox
         let (group, running) = fixture.start(fixture.stage { _ in
             await calls.add()
             if await calls.value < 3 { throw StageError.transient("store busy") }
@@ -173,14 +168,15 @@ struct StageTests {
         try await outputs.waitUntil("the output after two failures") { $0.count == 1 }
         #expect(await calls.value == 3)
         #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
-        try await fixture.finish(group, running, collectors: [(outputConsumer, collecting)])
+        try await fixture.finish(group, running, collectors: [outputsCollector])
     }
 
     @Test("a failure that persists is dead-lettered after the last attempt, with the last error")
     func persistentFailureIsBounded() async throws {
         let fixture = try StageFixture()
         let calls = Tally()
-        let (deadConsumer, dead, collectingDead) = fixture.collect(fixture.work.deadQueue)
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
         let (group, running) = fixture.start(fixture.stage(maxAttempts: 3) { _ in
             await calls.add()
             throw StageError.transient("provider down")
@@ -189,7 +185,7 @@ struct StageTests {
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
         #expect(await calls.value == 3)
         #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "failed 3 times, last: transient: provider down")
-        try await fixture.finish(group, running, collectors: [(deadConsumer, collectingDead)])
+        try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
     @Test("graceful shutdown lets in-flight inputs finish, publish and ack")
@@ -197,7 +193,8 @@ struct StageTests {
         let fixture = try StageFixture()
         let release = Gate()
         let started = Tally()
-        let (outputConsumer, outputs, collecting) = fixture.collect(fixture.outputQueue)
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        let outputs = outputsCollector.inbox
         let (group, running) = fixture.start(fixture.stage { _ in
             await started.add()
             await release.wait()
@@ -209,8 +206,7 @@ struct StageTests {
         try await running.value
         try await outputs.waitUntil("the three outputs") { $0.count == 3 }
         #expect(try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0)
-        await outputConsumer.close()
-        await collecting.value
+        await outputsCollector.stop()
         await fixture.runtime.requirePublisher.close()
         await fixture.work.cleanUp()
         try? await TestBroker.admin.delete(queue: fixture.outputQueue.name)

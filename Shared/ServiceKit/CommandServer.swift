@@ -1,0 +1,31 @@
+import HeraldModel
+import Messaging
+import ServiceLifecycle
+
+/// Serves RPC commands from a command queue as part of a service: requests are handled
+/// concurrently (up to `prefetch`), each answered on its `reply_to` and then acknowledged.
+/// Ready while its consumer is connected; on graceful shutdown it stops taking requests and
+/// answers those it holds.
+public struct CommandServer: Service {
+    public let queue: QueueSpec
+    private let server: RPCServer
+    private let runtime: ServiceRuntime
+
+    public init(queue: QueueSpec, prefetch: UInt16 = 32, runtime: ServiceRuntime, handler: @escaping RPCServer.Handler) {
+        self.queue = queue
+        self.runtime = runtime
+        server = RPCServer(
+            configuration: runtime.connection("commands:\(queue.name)"), queue: queue.name,
+            prefetch: prefetch, publisher: runtime.requirePublisher, handler: handler)
+        runtime.readiness.register("commands:\(queue.name)") { [server] in server.isConnected }
+    }
+
+    public func run() async throws {
+        defer { runtime.readiness.remove("commands:\(queue.name)") }
+        await withGracefulShutdownHandler {
+            await server.run()
+        } onGracefulShutdown: {
+            server.stop()
+        }
+    }
+}
