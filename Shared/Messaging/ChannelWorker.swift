@@ -53,6 +53,12 @@ final class ChannelWorker: Sendable {
         var lastError: MessagingError?
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Whether the worker sleeps in `poll` (and must be signalled); it is awake afterwards.
+        mutating func takeSleeping() -> Bool {
+            defer { sleeping = false }
+            return sleeping
+        }
     }
 
     let configuration: ConnectionConfiguration
@@ -62,8 +68,7 @@ final class ChannelWorker: Sendable {
     let window: Int
     private let mailbox = Mutex(Mailbox())
     private let wakeup = Wakeup()
-    private let onDelivery: @Sendable (ReceivedMessage) -> Void
-    private let onConsumeEnd: @Sendable () -> Void
+    private let sink: (any DeliverySink)?
     private let metrics: WorkerMetrics
     /// Messages published again after a reconnect because their confirm never came.
     let republishedCount = Atomic<Int>(0)
@@ -72,16 +77,13 @@ final class ChannelWorker: Sendable {
 
     init(
         configuration: ConnectionConfiguration, confirms: Bool, consume: ConsumeSpec?,
-        window: Int = 1000,
-        onDelivery: @escaping @Sendable (ReceivedMessage) -> Void = { _ in },
-        onConsumeEnd: @escaping @Sendable () -> Void = {}
+        window: Int = 1000, sink: (any DeliverySink)? = nil
     ) {
         self.configuration = configuration
         self.confirms = confirms
         self.consume = consume
         self.window = max(1, window)
-        self.onDelivery = onDelivery
-        self.onConsumeEnd = onConsumeEnd
+        self.sink = sink
         self.metrics = WorkerMetrics(connection: configuration.name)
     }
 
@@ -98,10 +100,10 @@ final class ChannelWorker: Sendable {
     var lastError: MessagingError? { mailbox.withLock { $0.lastError } }
 
     func enqueue(_ publishes: some Sequence<PendingPublish>) {
-        let rejected: [PendingPublish]? = mailbox.withLock { box in
-            if box.stopRequested || box.finished { return Array(publishes) }
+        let (rejected, signal): ([PendingPublish]?, Bool) = mailbox.withLock { box in
+            if box.stopRequested || box.finished { return (Array(publishes), false) }
             box.outbox.append(contentsOf: publishes)
-            return nil
+            return (nil, box.takeSleeping())
         }
         if let rejected {
             for publish in rejected {
@@ -109,12 +111,15 @@ final class ChannelWorker: Sendable {
             }
             return
         }
-        wake()
+        if signal { wakeup.signal() }
     }
 
     func settle(generation: UInt64, tag: UInt64, kind: SettlementKind) {
-        mailbox.withLock { $0.settlements.append(Settlement(generation: generation, tag: tag, kind: kind)) }
-        wake()
+        let signal = mailbox.withLock { box in
+            box.settlements.append(Settlement(generation: generation, tag: tag, kind: kind))
+            return box.takeSleeping()
+        }
+        if signal { wakeup.signal() }
     }
 
     /// Cancels the consumer: deliveries stop and the delivery stream ends once the broker
@@ -147,15 +152,6 @@ final class ChannelWorker: Sendable {
         }
     }
 
-    private func wake() {
-        let sleeping = mailbox.withLock { box -> Bool in
-            let was = box.sleeping
-            box.sleeping = false
-            return was
-        }
-        if sleeping { wakeup.signal() }
-    }
-
     // MARK: Worker thread
 
     private var logger: Logger { configuration.logger }
@@ -166,7 +162,7 @@ final class ChannelWorker: Sendable {
         func endConsuming() {
             if !consumeEnded, consume != nil {
                 consumeEnded = true
-                onConsumeEnd()
+                sink?.finish()
             }
         }
         while !mailbox.withLock({ $0.stopRequested }) {
@@ -224,6 +220,7 @@ final class ChannelWorker: Sendable {
                 break
             } catch {
                 let error = error as? MessagingError ?? MessagingError(.connectionLost, "\(error)")
+                sink?.flush()
                 connection.abandon()
                 metrics.connected.record(0)
                 metrics.reconnects.increment()
@@ -411,7 +408,10 @@ final class ChannelWorker: Sendable {
                     frames += 1
                     try handle(frame, endConsuming: endConsuming)
                 }
-                if frames > 0 { lastInbound = .now }
+                if frames > 0 {
+                    lastInbound = .now
+                    worker.sink?.flush()
+                }
                 connection.releaseBuffers()
 
                 if heartbeat > 0, ContinuousClock.now - lastInbound > .seconds(heartbeat * 2 + 1) {
@@ -440,7 +440,7 @@ final class ChannelWorker: Sendable {
                 let handle = consume.noAck ? nil : SettlementHandle(worker: worker, generation: generation, tag: tag)
                 if !consume.noAck { ledger.delivered(tag) }
                 worker.metrics.consumed.increment()
-                worker.onDelivery(ReceivedMessage(
+                worker.sink?.append(ReceivedMessage(
                     body: content.body, properties: content.properties, exchange: exchange,
                     routingKey: routingKey, redelivered: redelivered, deliveryTag: tag,
                     settlement: handle))

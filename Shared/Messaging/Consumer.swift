@@ -5,10 +5,9 @@
 /// redelivered by the broker. Iterate it once.
 public final class Consumer: AsyncSequence, Sendable {
     public typealias Element = ReceivedMessage
-    public typealias AsyncIterator = AsyncStream<ReceivedMessage>.Iterator
 
     private let worker: ChannelWorker
-    private let stream: AsyncStream<ReceivedMessage>
+    private let buffer = DeliveryBuffer()
 
     public let queue: String
     public let prefetch: UInt16
@@ -16,18 +15,27 @@ public final class Consumer: AsyncSequence, Sendable {
     public init(configuration: ConnectionConfiguration, queue: String, prefetch: UInt16 = 100, exclusive: Bool = false) {
         self.queue = queue
         self.prefetch = prefetch
-        let (stream, continuation) = AsyncStream.makeStream(of: ReceivedMessage.self, bufferingPolicy: .unbounded)
-        self.stream = stream
         worker = ChannelWorker(
             configuration: configuration, confirms: false,
             consume: ConsumeSpec(queue: queue, prefetch: prefetch, noAck: false, exclusive: exclusive),
-            onDelivery: { continuation.yield($0) },
-            onConsumeEnd: { continuation.finish() })
+            sink: buffer)
         worker.start()
     }
 
-    public func makeAsyncIterator() -> AsyncStream<ReceivedMessage>.Iterator {
-        stream.makeAsyncIterator()
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(buffer: buffer)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        fileprivate let buffer: DeliveryBuffer
+
+        public mutating func next() async -> ReceivedMessage? {
+            await buffer.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ReceivedMessage? {
+            await buffer.next(isolation: actor)
+        }
     }
 
     public var name: String { worker.configuration.name }

@@ -19,8 +19,7 @@ public final class RPCClient: Sendable {
         worker = ChannelWorker(
             configuration: configuration, confirms: true,
             consume: ConsumeSpec(queue: Self.replyQueue, prefetch: 0, noAck: true, exclusive: false),
-            window: 1000,
-            onDelivery: { replies.deliver($0) })
+            window: 1000, sink: replies)
         replies.client.withLock { $0 = self }
         worker.start()
     }
@@ -101,12 +100,15 @@ public final class RPCClient: Sendable {
 }
 
 /// Routes replies from the worker thread to the waiting call (set once, after init).
-private final class PendingReplies: Sendable {
+private final class PendingReplies: DeliverySink, Sendable {
     let client = Mutex<RPCClient?>(nil)
 
-    func deliver(_ message: ReceivedMessage) {
+    func append(_ message: ReceivedMessage) {
         guard let id = message.properties.correlationId else { return }
         let target = client.withLock { $0 }
         target?.resolve(id, with: .success(message))
     }
+
+    func flush() {}
+    func finish() {}
 }
