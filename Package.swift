@@ -2,16 +2,17 @@
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
 import PackageDescription
 
-/// Every Herald service: (product name, target name, folder under Services/).
-let services: [(product: String, target: String)] = [
-    ("herald-gateway", "Gateway"),
-    ("herald-registration", "Registration"),
-    ("herald-preferences", "Preferences"),
-    ("herald-encryption", "Encryption"),
-    ("herald-fcm", "FCMDispatcher"),
-    ("herald-hms", "HMSDispatcher"),
-    ("herald-webhook", "WebhookDispatcher"),
-    ("herald-sandbox", "Sandbox"),
+/// Every Herald service: (product name, executable target name); the target lives in
+/// Services/<target>, or in the folder given.
+let services: [(product: String, target: String, path: String?)] = [
+    ("herald-gateway", "Gateway", nil),
+    ("herald-registration", "Registration", nil),
+    ("herald-preferences", "Preferences", nil),
+    ("herald-encryption", "Encryption", nil),
+    ("herald-fcm", "FCMDispatcher", nil),
+    ("herald-hms", "HMSDispatcher", nil),
+    ("herald-webhook", "WebhookDispatcher", nil),
+    ("herald-sandbox", "Sandbox", "Services/Sandbox/Main"),
 ]
 
 let package = Package(
@@ -32,6 +33,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.10.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     ],
     targets: [
         .systemLibrary(
@@ -68,6 +73,24 @@ let package = Package(
             ],
             path: "Shared/ServiceKit"
         ),
+        .target(
+            name: "ProviderSandbox",
+            dependencies: [
+                "ServiceKit", "HeraldModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Services/Sandbox/Emulator"
+        ),
         .executableTarget(
             name: "MessagingBenchmark",
             dependencies: ["Messaging", "HeraldModel"],
@@ -99,6 +122,15 @@ let package = Package(
             path: "Tests/ServiceKitTests"
         ),
         .testTarget(
+            name: "ProviderSandboxTests",
+            dependencies: [
+                "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/ProviderSandboxTests"
+        ),
+        .testTarget(
             name: "ServicesTests",
             dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
             path: "Tests/ServicesTests"
@@ -106,8 +138,8 @@ let package = Package(
     ] + services.map {
         .executableTarget(
             name: $0.target,
-            dependencies: ["ServiceKit", "Messaging", "HeraldModel"],
-            path: "Services/\($0.target)"
+            dependencies: ["ServiceKit", "Messaging", "HeraldModel"] + ($0.target == "Sandbox" ? ["ProviderSandbox"] : []),
+            path: $0.path ?? "Services/\($0.target)"
         )
     }
 )

@@ -45,6 +45,7 @@ struct ExecutableTests {
         environment["HERALD_HTTP_HOST"] = "127.0.0.1"
         environment["HERALD_DATA_DIR"] = data.path
         environment["HERALD_LOG_LEVEL"] = "info"
+        environment["HERALD_SANDBOX_HTTPS_PORT"] = String(try freePort())
         process.environment = environment
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output

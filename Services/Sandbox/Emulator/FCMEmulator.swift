@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+
+/// FCM HTTP v1 as the sandbox plays it: the OAuth token endpoint (JWT bearer grant) and
+/// `messages:send`, answering as FCM does for success and for every error of its table.
+struct FCMEmulator: Sendable {
+    let state: SandboxState
+    let verifier: JWTBearerVerifier
+    let metrics: SandboxMetrics
+    let tokenLifetime: TimeInterval
+
+    static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+
+    // MARK: OAuth
+
+    /// `POST /token`: `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<jwt>`.
+    func token(_ request: Request) async throws -> Response {
+        let form = SandboxHTTP.form(try await SandboxHTTP.body(of: request))
+        func refuse(_ error: String, _ description: String) -> Response {
+            metrics.count(provider: "fcm", endpoint: "token", outcome: error)
+            return SandboxHTTP.json(400, ["error": error, "error_description": description])
+        }
+        guard let grant = form["grant_type"] else { return refuse("invalid_request", "Missing required parameter: grant_type") }
+        guard grant == "urn:ietf:params:oauth:grant-type:jwt-bearer" else { return refuse("unsupported_grant_type", "Invalid grant_type: \(grant)") }
+        guard let assertion = form["assertion"], !assertion.isEmpty else { return refuse("invalid_request", "Missing required parameter: assertion") }
+        do {
+            let verified = try verifier.verify(assertion)
+            let token = state.issueToken(provider: "fcm", subject: verified.account.projectId, lifetime: tokenLifetime)
+            metrics.count(provider: "fcm", endpoint: "token", outcome: "issued")
+            return SandboxHTTP.json(200, ["access_token": token, "expires_in": Int(tokenLifetime), "token_type": "Bearer"])
+        } catch {
+            return refuse(error.error, error.description)
+        }
+    }
+
+    // MARK: Send
+
+    /// `POST /v1/projects/{project}/messages:send`.
+    func send(_ request: Request, project: String) async throws -> Response {
+        guard let bearer = SandboxHTTP.bearer(request) else {
+            return unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        }
+        switch state.checkToken(bearer, provider: "fcm") {
+        case .unknown, .expired:
+            return unauthenticated("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        case .valid(let subject) where subject != project:
+            return failure(403, "PERMISSION_DENIED", "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).", errorCode: nil, outcome: "permission_denied")
+        case .valid:
+            break
+        }
+
+        let body = try await SandboxHTTP.body(of: request)
+        let valid: FCMMessageValidator.Valid
+        do {
+            valid = try FCMMessageValidator.validate(body: body)
+        } catch {
+            return failure(400, "INVALID_ARGUMENT", error.message, errorCode: "INVALID_ARGUMENT", outcome: "invalid_argument", field: error.field)
+        }
+
+        let faults = state.currentFaults
+        var delay = faults.latencyMilliseconds
+        var rule: TokenRule?
+        if case .token(let token) = valid.target {
+            let parsed = TokenRule(token: token)
+            delay += parsed.delayMilliseconds
+            rule = parsed
+        }
+        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        if state.injectedUnavailability() {
+            return failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: 1)
+        }
+        if case .token(let token) = valid.target, let rule, let failure = rule.failure,
+           state.failureApplies(rule, provider: "fcm", token: token) {
+            return self.failure(for: failure, retryAfter: rule.retryAfterSeconds)
+        }
+
+        if valid.validateOnly {
+            metrics.count(provider: "fcm", endpoint: "send", outcome: "validated")
+            return SandboxHTTP.json(200, ["name": "projects/\(project)/messages/fake_message_id"])
+        }
+        let id = "0:\(Int(Date().timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max) & 0xffff_ffff_ffff, radix: 16))"
+        let recipient: String
+        switch valid.target {
+        case .token(let token): recipient = token
+        case .topic(let topic): recipient = "/topics/\(topic)"
+        case .condition(let condition): recipient = condition
+        }
+        let stored = (try? JSONSerialization.data(withJSONObject: valid.message, options: [.sortedKeys])) ?? Data()
+        state.accept(.init(id: id, provider: "fcm", app: project, token: recipient, receivedAt: Date(), message: stored))
+        metrics.count(provider: "fcm", endpoint: "send", outcome: "delivered")
+        return SandboxHTTP.json(200, ["name": "projects/\(project)/messages/\(id)"])
+    }
+
+    private func failure(for failure: TokenRule.Failure, retryAfter: Int) -> Response {
+        switch failure {
+        case .unregistered:
+            self.failure(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", outcome: "unregistered")
+        case .invalid:
+            self.failure(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", errorCode: "INVALID_ARGUMENT", outcome: "invalid_argument", field: "message.token")
+        case .senderMismatch:
+            self.failure(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH", outcome: "sender_id_mismatch")
+        case .thirdPartyAuth:
+            self.failure(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR", outcome: "third_party_auth_error")
+        case .unspecified:
+            self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "UNSPECIFIED_ERROR", outcome: "unspecified_error")
+        case .unavailable:
+            self.failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: retryAfter)
+        case .internal:
+            self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL", outcome: "internal")
+        case .quota:
+            self.failure(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Send requests' of service 'fcm.googleapis.com'.", errorCode: "QUOTA_EXCEEDED", outcome: "quota_exceeded", retryAfter: retryAfter)
+        }
+    }
+
+    private func unauthenticated(_ message: String) -> Response {
+        failure(401, "UNAUTHENTICATED", message, errorCode: nil, outcome: "unauthenticated",
+                headers: [.wwwAuthenticate: "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""])
+    }
+
+    /// A google.rpc.Status error, with an FcmError detail when FCM gives one.
+    private func failure(
+        _ code: Int, _ status: String, _ message: String, errorCode: String?, outcome: String,
+        field: String? = nil, retryAfter: Int? = nil, headers: HTTPFields = [:]
+    ) -> Response {
+        var details: [[String: Any]] = []
+        if let errorCode { details.append(["@type": Self.fcmErrorType, "errorCode": errorCode]) }
+        if let field, !field.isEmpty {
+            details.append(["@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [["field": field, "description": message]]])
+        }
+        var error: [String: Any] = ["code": code, "message": message, "status": status]
+        if !details.isEmpty { error["details"] = details }
+        var fields = headers
+        if let retryAfter { fields.append(contentsOf: SandboxHTTP.retryAfter(retryAfter)) }
+        metrics.count(provider: "fcm", endpoint: "send", outcome: outcome)
+        return SandboxHTTP.json(code, ["error": error], headers: fields)
+    }
+}

@@ -1,0 +1,74 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+
+/// Checks the JWT of an OAuth JWT-bearer grant the way Google's token endpoint does:
+/// RS256 signature by a known service account, `iss`, `scope`, `aud`, `iat` and
+/// `exp` ≤ `iat` + 1 h, not expired.
+struct JWTBearerVerifier: Sendable {
+    static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+
+    /// The accounts whose signatures are accepted, by client email.
+    let accounts: [String: (account: ServiceAccount, key: _RSA.Signing.PublicKey)]
+    /// The `aud` the JWT must name: the token endpoint's URL(s).
+    let audiences: @Sendable () -> Set<String>
+
+    struct Grant: Sendable {
+        var account: ServiceAccount
+    }
+
+    /// Why a grant was refused, in the words of Google's token endpoint.
+    struct Refusal: Error, Equatable {
+        var error: String
+        var description: String
+    }
+
+    func verify(_ assertion: String, now: Date = Date()) throws(Refusal) -> Grant {
+        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
+        else { throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.") }
+        guard header["alg"] as? String == "RS256" else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: unsupported algorithm \(header["alg"] ?? "none"); expected RS256")
+        }
+        guard let issuer = claims["iss"] as? String, let known = accounts[issuer] else {
+            throw Refusal(error: "invalid_grant", description: "Invalid grant: account not found")
+        }
+        if let kid = header["kid"] as? String, kid != known.account.privateKeyId {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.")
+        }
+        let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
+        let valid = known.key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signingInput, padding: .insecurePKCS1v1_5)
+        guard valid else { throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.") }
+        let scopes = (claims["scope"] as? String)?.split(separator: " ").map(String.init) ?? []
+        guard scopes.contains(Self.scope) else {
+            throw Refusal(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
+        }
+        guard let audience = claims["aud"] as? String, audiences().contains(audience) else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: aud must be the token endpoint, got \(claims["aud"] ?? "nothing")")
+        }
+        guard let iat = (claims["iat"] as? NSNumber)?.doubleValue, let exp = (claims["exp"] as? NSNumber)?.doubleValue,
+              exp > iat, exp - iat <= 3600, iat <= now.timeIntervalSince1970 + 300, exp > now.timeIntervalSince1970
+        else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
+        }
+        return Grant(account: known.account)
+    }
+}
+
+/// Base64url without padding (RFC 7515).
+enum Base64URL {
+    static func decode(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64.append("=") }
+        return Data(base64Encoded: base64)
+    }
+
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

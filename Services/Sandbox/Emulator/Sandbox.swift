@@ -1,0 +1,121 @@
+import _CryptoExtras
+import Foundation
+import HeraldModel
+import Hummingbird
+import Logging
+import Synchronization
+
+/// The provider sandbox: FCM HTTP v1 and Huawei Push Kit, their OAuth endpoints, token rules
+/// for every provider answer, fault injection, and an inbox of what was accepted. The same
+/// routes serve plain HTTP/1.1 and HTTPS with HTTP/2 (see `SandboxServer`).
+public final class Sandbox: Sendable {
+    public let configuration: SandboxConfiguration
+    public let state: SandboxState
+    public let certificates: SandboxCertificates
+    /// The demo service account, when `demoCredentials` is on (its `token_uri` names the HTTPS port).
+    public var demoServiceAccount: ServiceAccount? { demo.withLock { $0.account } }
+    /// The demo HMS client, when `demoCredentials` is on.
+    public let demoHMSClient: SandboxConfiguration.HMSClient?
+
+    private let fcm: FCMEmulator
+    private let hms: HMSEmulator
+    private let metrics = SandboxMetrics()
+    private let audiences = TokenAudiences()
+    private let demo = Mutex<(account: ServiceAccount?, key: _RSA.Signing.PublicKey?)>((nil, nil))
+    private let logger: Logger
+
+    public init(configuration: SandboxConfiguration, logger: Logger = Logger(label: "herald.sandbox")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        state = SandboxState(inboxCapacity: configuration.inboxCapacity)
+        certificates = try SandboxCertificates.generate(hostnames: configuration.hostnames)
+        var accounts = configuration.serviceAccounts
+        var clients = configuration.hmsClients
+        if configuration.demoCredentials {
+            let account = try ServiceAccount.generate(projectId: "herald-demo", tokenUri: "https://localhost:\(configuration.httpsPort ?? 8443)/token")
+            demo.withLock { $0 = (account, try? account.publicKey()) }
+            accounts.append(account)
+            let client = SandboxConfiguration.HMSClient(clientId: "100000001", clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))
+            clients.append(client)
+            demoHMSClient = client
+        } else {
+            demoHMSClient = nil
+        }
+        var known: [String: (account: ServiceAccount, key: _RSA.Signing.PublicKey)] = [:]
+        for account in accounts { known[account.clientEmail] = (account, try account.publicKey()) }
+        let audiences = audiences
+        fcm = FCMEmulator(
+            state: state,
+            verifier: JWTBearerVerifier(accounts: known, audiences: { audiences.current }),
+            metrics: metrics, tokenLifetime: configuration.tokenLifetime)
+        hms = HMSEmulator(
+            state: state,
+            clients: Dictionary(clients.map { ($0.clientId, HMSEmulator.Client(clientId: $0.clientId, clientSecret: $0.clientSecret)) }, uniquingKeysWith: { _, last in last }),
+            metrics: metrics, tokenLifetime: configuration.tokenLifetime)
+        if let directory = configuration.directory { try certificates.write(to: directory) }
+    }
+
+    /// Records that the sandbox listens on `port` (`scheme` http or https), so JWTs whose
+    /// `aud` names this token endpoint are accepted, and rewrites the demo account's
+    /// `token_uri` to the HTTPS port actually bound.
+    public func listening(scheme: String, port: Int) {
+        let hosts = ["localhost", "127.0.0.1"] + configuration.hostnames
+        audiences.insert(hosts.map { "\(scheme)://\($0):\(port)/token" })
+        if scheme == "https" {
+            demo.withLock { current in
+                current.account?.tokenUri = "https://\(configuration.hostnames.first ?? "localhost"):\(port)/token"
+            }
+            writeDemoCredentials()
+        }
+        logger.info("sandbox listening", metadata: ["scheme": "\(scheme)", "port": "\(port)"])
+    }
+
+    private func writeDemoCredentials() {
+        guard let directory = configuration.directory else { return }
+        do {
+            if let account = demoServiceAccount {
+                try account.json().write(to: directory.appendingPathComponent("fcm-service-account.json"), options: .atomic)
+            }
+            if let client = demoHMSClient {
+                try Data(client.clientSecret.utf8).write(to: directory.appendingPathComponent("hms-client-secret"), options: .atomic)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(["appId": client.clientId, "clientId": client.clientId]).write(to: directory.appendingPathComponent("hms-client.json"), options: .atomic)
+            }
+        } catch {
+            logger.error("could not write the demo credentials", metadata: ["directory": "\(directory.path)", "error": "\(error)"])
+        }
+    }
+
+    /// Adds the provider, inbox and admin endpoints to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        let fcm = fcm
+        let hms = hms
+        router.post("/token") { request, _ in try await fcm.token(request) }
+        router.post("/v1/projects/:project/messages:send") { request, context in
+            try await fcm.send(request, project: try context.parameters.require("project"))
+        }
+        router.post("/oauth2/v3/token") { request, _ in try await hms.token(request) }
+        router.post("/v1/:appId/messages:send") { request, context in
+            try await hms.send(request, appId: try context.parameters.require("appId"))
+        }
+        let admin = SandboxAdmin(sandbox: self)
+        router.get("/sandbox/messages") { request, _ in admin.messages(request) }
+        router.delete("/sandbox/messages") { _, _ in admin.clear() }
+        router.get("/sandbox/faults") { _, _ in admin.faults() }
+        router.put("/sandbox/faults") { request, _ in try await admin.setFaults(request) }
+        router.delete("/sandbox/faults") { _, _ in admin.resetFaults() }
+        router.get("/sandbox/credentials") { _, _ in admin.credentials() }
+    }
+}
+
+/// The `aud` values a JWT may name: the sandbox's own token endpoints, and Google's.
+final class TokenAudiences: Sendable {
+    private let values = Mutex<Set<String>>(["https://oauth2.googleapis.com/token"])
+
+    var current: Set<String> { values.withLock { $0 } }
+
+    func insert(_ audiences: [String]) {
+        values.withLock { $0.formUnion(audiences) }
+    }
+}

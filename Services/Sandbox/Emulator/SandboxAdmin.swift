@@ -1,0 +1,115 @@
+import Foundation
+import HeraldModel
+import Hummingbird
+
+/// `/sandbox/…`: the inbox of accepted messages, fault injection, and the demo credentials.
+struct SandboxAdmin: Sendable {
+    let sandbox: Sandbox
+
+    /// `GET /sandbox/messages?provider=&app=&token=&since=&until=&limit=`, oldest first.
+    func messages(_ request: Request) -> Response {
+        let query = request.uri.queryParameters
+        func text(_ key: String) -> String? { query.get(key).flatMap { $0.isEmpty ? nil : String($0) } }
+        var since: Date?
+        var until: Date?
+        if let value = text("since") {
+            guard let date = HeraldJSON.parseTimestamp(value) else { return problem(400, "since must be an ISO-8601 timestamp, got \"\(value)\"") }
+            since = date
+        }
+        if let value = text("until") {
+            guard let date = HeraldJSON.parseTimestamp(value) else { return problem(400, "until must be an ISO-8601 timestamp, got \"\(value)\"") }
+            until = date
+        }
+        var limit: Int?
+        if let value = text("limit") {
+            guard let number = Int(value), number > 0 else { return problem(400, "limit must be a positive number, got \"\(value)\"") }
+            limit = number
+        }
+        if let provider = text("provider"), !["fcm", "hms"].contains(provider) {
+            return problem(400, "provider must be fcm or hms, got \"\(provider)\"")
+        }
+        let entries = sandbox.state.messages(provider: text("provider"), app: text("app"), token: text("token"), since: since, until: until, limit: limit)
+        let list: [[String: Any]] = entries.map { entry in
+            [
+                "id": entry.id, "provider": entry.provider, "app": entry.app, "token": entry.token,
+                "receivedAt": HeraldJSON.formatTimestamp(entry.receivedAt),
+                "message": (try? JSONSerialization.jsonObject(with: entry.message)) ?? [:],
+            ]
+        }
+        return SandboxHTTP.json(200, ["count": list.count, "messages": list])
+    }
+
+    func clear() -> Response {
+        sandbox.state.clearMessages()
+        return Response(status: .noContent)
+    }
+
+    func faults() -> Response {
+        SandboxHTTP.json(200, describe(sandbox.state.currentFaults))
+    }
+
+    /// `PUT /sandbox/faults` with `{"outageSeconds": 30}` or `{"outageFrom": ts, "outageUntil": ts}`,
+    /// `"errorRate": 0…1` and `"latencyMs": n`; fields left out are reset.
+    func setFaults(_ request: Request) async throws -> Response {
+        let body = try await SandboxHTTP.body(of: request)
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            return problem(400, "the body must be a JSON object")
+        }
+        let known: Set<String> = ["outageSeconds", "outageFrom", "outageUntil", "errorRate", "latencyMs"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            return problem(400, "unknown field \"\(unknown)\"; known: \(known.sorted().joined(separator: ", "))")
+        }
+        var faults = SandboxState.Faults()
+        if let seconds = object["outageSeconds"] {
+            guard let value = SandboxHTTP.number(seconds), value > 0 else { return problem(400, "outageSeconds must be a positive number") }
+            faults.outage = Date()...Date().addingTimeInterval(value)
+        } else if object["outageFrom"] != nil || object["outageUntil"] != nil {
+            guard let from = (object["outageFrom"] as? String).flatMap(HeraldJSON.parseTimestamp) ?? (object["outageFrom"] == nil ? Date() : nil),
+                  let until = (object["outageUntil"] as? String).flatMap(HeraldJSON.parseTimestamp), until > from else {
+                return problem(400, "outageFrom and outageUntil must be ISO-8601 timestamps, outageUntil after outageFrom")
+            }
+            faults.outage = from...until
+        }
+        if let rate = object["errorRate"] {
+            guard let value = SandboxHTTP.number(rate), (0...1).contains(value) else { return problem(400, "errorRate must be a number from 0 to 1") }
+            faults.errorRate = value
+        }
+        if let latency = object["latencyMs"] {
+            guard let number = SandboxHTTP.number(latency), number == number.rounded(), case let value = Int(number), (0...60_000).contains(value) else { return problem(400, "latencyMs must be a whole number of milliseconds from 0 to 60000") }
+            faults.latencyMilliseconds = value
+        }
+        sandbox.state.currentFaults = faults
+        return SandboxHTTP.json(200, describe(faults))
+    }
+
+    func resetFaults() -> Response {
+        sandbox.state.currentFaults = SandboxState.Faults()
+        return Response(status: .noContent)
+    }
+
+    /// The demo credentials (a sandbox's private key is no secret: it signs nothing real).
+    func credentials() -> Response {
+        var object: [String: Any] = ["caPEM": sandbox.certificates.caPEM]
+        if let account = sandbox.demoServiceAccount, let data = try? account.json(), let json = try? JSONSerialization.jsonObject(with: data) {
+            object["fcmServiceAccount"] = json
+        }
+        if let client = sandbox.demoHMSClient {
+            object["hmsClient"] = ["appId": client.clientId, "clientId": client.clientId, "clientSecret": client.clientSecret]
+        }
+        return SandboxHTTP.json(200, object)
+    }
+
+    private func describe(_ faults: SandboxState.Faults) -> [String: Any] {
+        var object: [String: Any] = ["errorRate": faults.errorRate, "latencyMs": faults.latencyMilliseconds]
+        if let outage = faults.outage {
+            object["outageFrom"] = HeraldJSON.formatTimestamp(outage.lowerBound)
+            object["outageUntil"] = HeraldJSON.formatTimestamp(outage.upperBound)
+        }
+        return object
+    }
+
+    /// An RFC 9457 problem.
+    private func problem(_ status: Int, _ detail: String) -> Response {
+        SandboxHTTP.json(status, ["type": "about:blank", "title": "Bad Request", "status": status, "detail": detail], contentType: "application/problem+json")
+    }
+}

@@ -1,0 +1,140 @@
+import DequeModule
+import Foundation
+import HeraldModel
+import Metrics
+import Synchronization
+
+/// Everything the emulated providers remember: issued access tokens, how often each token
+/// has failed, the injected faults and the inbox of accepted messages.
+public final class SandboxState: Sendable {
+    /// One accepted message, as the inbox keeps it.
+    public struct InboxEntry: Sendable {
+        public var id: String
+        /// `fcm` or `hms`.
+        public var provider: String
+        /// The FCM project id or the HMS app id.
+        public var app: String
+        public var token: String
+        public var receivedAt: Date
+        /// The provider message (for HMS: with this one token), as JSON.
+        public var message: Data
+    }
+
+    /// Faults an operator or a test injects through the admin API.
+    public struct Faults: Sendable, Equatable {
+        /// While now is in this window, every send answers 503.
+        public var outage: ClosedRange<Date>?
+        /// The share (0…1) of sends that answer 503 at random.
+        public var errorRate: Double = 0
+        /// Added to every send.
+        public var latencyMilliseconds: Int = 0
+
+        public init(outage: ClosedRange<Date>? = nil, errorRate: Double = 0, latencyMilliseconds: Int = 0) {
+            self.outage = outage
+            self.errorRate = errorRate
+            self.latencyMilliseconds = latencyMilliseconds
+        }
+    }
+
+    struct IssuedToken: Sendable {
+        var provider: String
+        /// The FCM project id, or the HMS client id.
+        var subject: String
+        var expiresAt: Date
+    }
+
+    private let capacity: Int
+    private let inbox: Mutex<Deque<InboxEntry>>
+    private let tokens = Mutex<[String: IssuedToken]>([:])
+    private let failures = Mutex<[String: Int]>([:])
+    private let faults = Mutex(Faults())
+    private let inboxSize: Gauge
+
+    public init(inboxCapacity: Int) {
+        capacity = max(1, inboxCapacity)
+        inbox = Mutex(Deque())
+        inboxSize = Gauge(label: "herald_sandbox_inbox_messages")
+    }
+
+    // MARK: Access tokens
+
+    func issueToken(provider: String, subject: String, lifetime: TimeInterval) -> String {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        let token = "ya29.sandbox-" + Base64URL.encode(Data(bytes))
+        let now = Date()
+        tokens.withLock { table in
+            if table.count > 10_000 { table = table.filter { $0.value.expiresAt > now } }
+            table[token] = IssuedToken(provider: provider, subject: subject, expiresAt: now.addingTimeInterval(lifetime))
+        }
+        return token
+    }
+
+    enum TokenCheck {
+        case valid(subject: String)
+        case expired
+        case unknown
+    }
+
+    func checkToken(_ token: String, provider: String) -> TokenCheck {
+        guard let issued = tokens.withLock({ $0[token] }), issued.provider == provider else { return .unknown }
+        return issued.expiresAt > Date() ? .valid(subject: issued.subject) : .expired
+    }
+
+    // MARK: Token rules
+
+    /// Counts one more send to `token` and says whether its rule's failure applies to it.
+    func failureApplies(_ rule: TokenRule, provider: String, token: String) -> Bool {
+        guard rule.failure != nil else { return false }
+        guard let times = rule.limitedTimes else { return true }
+        let attempt = failures.withLock { table -> Int in
+            let key = "\(provider)/\(token)"
+            table[key, default: 0] += 1
+            return table[key]!
+        }
+        return attempt <= times
+    }
+
+    // MARK: Faults
+
+    public var currentFaults: Faults {
+        get { faults.withLock { $0 } }
+        set { faults.withLock { $0 = newValue } }
+    }
+
+    /// Whether this send falls in an outage or the random error share.
+    func injectedUnavailability(now: Date = Date()) -> Bool {
+        let current = currentFaults
+        if let outage = current.outage, outage.contains(now) { return true }
+        return current.errorRate > 0 && Double.random(in: 0..<1) < current.errorRate
+    }
+
+    // MARK: Inbox
+
+    func accept(_ entry: InboxEntry) {
+        let count = inbox.withLock { queue -> Int in
+            if queue.count >= capacity { queue.removeFirst() }
+            queue.append(entry)
+            return queue.count
+        }
+        inboxSize.record(count)
+    }
+
+    /// The accepted messages, oldest first, filtered.
+    public func messages(provider: String? = nil, app: String? = nil, token: String? = nil, since: Date? = nil, until: Date? = nil, limit: Int? = nil) -> [InboxEntry] {
+        let all = inbox.withLock { Array($0) }
+        let matching = all.filter { entry in
+            (provider == nil || entry.provider == provider) && (app == nil || entry.app == app)
+                && (token == nil || entry.token == token) && (since.map { entry.receivedAt >= $0 } ?? true)
+                && (until.map { entry.receivedAt <= $0 } ?? true)
+        }
+        if let limit, matching.count > limit { return Array(matching.suffix(limit)) }
+        return matching
+    }
+
+    public func clearMessages() {
+        inbox.withLock { $0.removeAll() }
+        failures.withLock { $0.removeAll() }
+        inboxSize.record(0)
+    }
+}

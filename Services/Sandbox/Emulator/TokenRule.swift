@@ -1,0 +1,72 @@
+/// What a device token asks the sandbox to do, read from its prefixes, so tests and demos
+/// can provoke every provider answer. Prefixes combine, e.g. `slow-200-unavailable-2-abc`.
+///
+/// | prefix | effect |
+/// |---|---|
+/// | `unregistered-` | the token is dead (FCM 404 UNREGISTERED; HMS illegal token) |
+/// | `invalid-` | the token is malformed (FCM 400 INVALID_ARGUMENT; HMS illegal token) |
+/// | `mismatch-` | the token belongs to another sender (FCM 403 SENDER_ID_MISMATCH) |
+/// | `thirdparty-` | APNs/web-push credentials are wrong (FCM 401 THIRD_PARTY_AUTH_ERROR) |
+/// | `unavailable-N-` | the first N sends fail with 503 and `Retry-After`, later ones succeed (no N: always) |
+/// | `internal-N-` | the first N sends fail with 500 INTERNAL (no N: always) |
+/// | `quota-N-` | the first N sends fail with 429 QUOTA_EXCEEDED and `Retry-After` (no N: always) |
+/// | `unspecified-` | FCM 500 UNSPECIFIED_ERROR |
+/// | `slow-MS-` | answer after MS milliseconds |
+/// | `after-S-` | `Retry-After: S` on retryable failures (default 1) |
+public struct TokenRule: Sendable, Hashable {
+    public enum Failure: Sendable, Hashable {
+        case unregistered, invalid, senderMismatch, thirdPartyAuth, unspecified
+        case unavailable(times: Int?)
+        case `internal`(times: Int?)
+        case quota(times: Int?)
+    }
+
+    public var failure: Failure?
+    public var delayMilliseconds: Int = 0
+    public var retryAfterSeconds: Int = 1
+
+    public init(token: String) {
+        var rest = Substring(token)
+        /// Consumes `prefix` and returns true.
+        func take(_ prefix: String) -> Bool {
+            guard rest.hasPrefix(prefix) else { return false }
+            rest = rest.dropFirst(prefix.count)
+            return true
+        }
+        /// Consumes `prefix` + digits + "-" and returns the number; nil (consuming nothing) otherwise.
+        func takeNumber(after prefix: String) -> Int? {
+            guard rest.hasPrefix(prefix) else { return nil }
+            let afterPrefix = rest.dropFirst(prefix.count)
+            let digits = afterPrefix.prefix(while: \.isNumber)
+            guard !digits.isEmpty, afterPrefix.dropFirst(digits.count).first == "-", let value = Int(digits) else { return nil }
+            rest = afterPrefix.dropFirst(digits.count + 1)
+            return value
+        }
+        /// A failure prefix with an optional count: `name-N-` or `name-`.
+        func takeCounted(_ name: String) -> Int?? {
+            if let times = takeNumber(after: name + "-") { return .some(times) }
+            return take(name + "-") ? .some(nil) : .none
+        }
+        while true {
+            if take("unregistered-") { failure = .unregistered }
+            else if take("invalid-") { failure = .invalid }
+            else if take("mismatch-") { failure = .senderMismatch }
+            else if take("thirdparty-") { failure = .thirdPartyAuth }
+            else if take("unspecified-") { failure = .unspecified }
+            else if case .some(let times) = takeCounted("unavailable") { failure = .unavailable(times: times) }
+            else if case .some(let times) = takeCounted("internal") { failure = .internal(times: times) }
+            else if case .some(let times) = takeCounted("quota") { failure = .quota(times: times) }
+            else if let ms = takeNumber(after: "slow-") { delayMilliseconds = ms }
+            else if let seconds = takeNumber(after: "after-") { retryAfterSeconds = seconds }
+            else { break }
+        }
+    }
+
+    /// For failures that stop after N sends: N; nil for failures that always happen.
+    var limitedTimes: Int? {
+        switch failure {
+        case .unavailable(let times), .internal(let times), .quota(let times): times
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,23 @@
+// herald-sandbox: a local emulator of FCM HTTP v1 and Huawei Push Kit (and their OAuth
+// endpoints), with token rules, fault injection and an inbox. Plain HTTP on
+// HERALD_HTTP_PORT (8090, with /healthz, /readyz, /metrics), HTTPS with HTTP/2 on
+// HERALD_SANDBOX_HTTPS_PORT (8443). It does not use the broker.
+import Foundation
+import ProviderSandbox
+import ServiceKit
+
+await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker: false) { runtime in
+    let configuration = try SandboxConfiguration.fromEnvironment(
+        ProcessInfo.processInfo.environment, dataDirectory: runtime.environment.dataDirectory,
+        httpHost: runtime.environment.httpHost)
+    let sandbox = try Sandbox(configuration: configuration, logger: runtime.logger)
+    var services: [any Service] = []
+    if let port = configuration.httpsPort {
+        let ready = ReadinessProbe()
+        runtime.readiness.register("https") { ready.holds }
+        services.append(try SandboxServer.https(sandbox, host: configuration.httpsHost, port: port, logger: runtime.logger) { _ in
+            ready.attach { true }
+        })
+    }
+    return (services, { router in sandbox.addRoutes(to: router) })
+}

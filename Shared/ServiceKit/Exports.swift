@@ -1,0 +1,2 @@
+// What an executable built on ServiceKit needs without importing the libraries itself.
+@_exported import protocol ServiceLifecycle.Service
