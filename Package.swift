@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .systemLibrary(
@@ -138,7 +139,8 @@ let package = Package(
     ] + services.map {
         .executableTarget(
             name: $0.target,
-            dependencies: ["ServiceKit", "Messaging", "HeraldModel"] + ($0.target == "Sandbox" ? ["ProviderSandbox"] : []),
+            dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
+                + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )
     }

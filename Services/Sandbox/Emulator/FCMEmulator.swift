@@ -85,10 +85,9 @@ struct FCMEmulator: Sendable {
         case .topic(let topic): recipient = "/topics/\(topic)"
         case .condition(let condition): recipient = condition
         }
-        let stored = (try? JSONSerialization.data(withJSONObject: valid.message, options: [.sortedKeys])) ?? Data()
-        state.accept(.init(id: id, provider: "fcm", app: project, token: recipient, receivedAt: Date(), message: stored))
+        state.accept(.init(id: id, provider: "fcm", app: project, token: recipient, receivedAt: Date(), requestBody: body))
         metrics.count(provider: "fcm", endpoint: "send", outcome: "delivered")
-        return SandboxHTTP.json(200, ["name": "projects/\(project)/messages/\(id)"])
+        return SandboxHTTP.rawJSON(200, #"{"name":"# + SandboxHTTP.quoted("projects/\(project)/messages/\(id)") + "}")
     }
 
     private func failure(for failure: TokenRule.Failure, retryAfter: Int) -> Response {

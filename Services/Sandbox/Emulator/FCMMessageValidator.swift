@@ -56,7 +56,7 @@ struct FCMMessageValidator {
         if case .token(let token) = target, token.isEmpty {
             throw Invalid(field: "message.token", message: "The registration token is not a valid FCM registration token")
         }
-        if case .topic(let topic) = target, topic.range(of: "^[a-zA-Z0-9-_.~%]+$", options: .regularExpression) == nil {
+        if case .topic(let topic) = target, topic.isEmpty || !topic.utf8.allSatisfy(isTopicCharacter) {
             throw Invalid(field: "message.topic", message: "Invalid topic name \(topic)")
         }
 
@@ -130,12 +130,37 @@ struct FCMMessageValidator {
         return size
     }
 
+    /// `[a-zA-Z0-9-_.~%]`
+    private static func isTopicCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// The seconds of a proto3 JSON duration with the `s` suffix: digits, optionally a dot
+    /// and 1 to 9 more digits (`3s`, `3.5s`, `3.500000000s`).
+    static func durationSeconds(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 2, bytes.last == UInt8(ascii: "s") else { return nil }
+        let number = bytes.dropLast()
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        if let dot = number.firstIndex(of: UInt8(ascii: ".")) {
+            let whole = number[..<dot]
+            let fraction = number[(dot + 1)...]
+            guard !whole.isEmpty, whole.allSatisfy(isDigit), (1...9).contains(fraction.count), fraction.allSatisfy(isDigit) else { return nil }
+        } else {
+            guard !number.isEmpty, number.allSatisfy(isDigit) else { return nil }
+        }
+        return Double(String(decoding: number, as: UTF8.self))
+    }
+
     private static func validateTTL(_ value: Any) throws(Invalid) {
         let field = "message.android.ttl"
-        guard let text = value as? String,
-              text.range(of: #"^[0-9]+(\.[0-9]{1,9})?s$"#, options: .regularExpression) != nil,
-              let seconds = Double(text.dropLast())
-        else {
+        guard let text = value as? String, let seconds = durationSeconds(text) else {
             throw Invalid(field: field, message: "Invalid value at '\(field)' (type.googleapis.com/google.protobuf.Duration), \(describe(value))")
         }
         guard seconds <= maxTTLSeconds else {

@@ -120,10 +120,7 @@ struct HMSEmulator: Sendable {
             let now = Date()
             let recipients = tokens.isEmpty ? [(message["topic"] as? String).map { "/topics/\($0)" } ?? (message["condition"] as? String ?? "")] : accepted
             for recipient in recipients {
-                var single = withoutTokens
-                if !tokens.isEmpty { single["token"] = [recipient] }
-                let stored = (try? JSONSerialization.data(withJSONObject: single, options: [.sortedKeys])) ?? Data()
-                state.accept(.init(id: UUID().uuidString, provider: "hms", app: appId, token: recipient, receivedAt: now, message: stored))
+                state.accept(.init(id: UUID().uuidString, provider: "hms", app: appId, token: recipient, receivedAt: now, requestBody: body))
             }
         }
         if !illegal.isEmpty {

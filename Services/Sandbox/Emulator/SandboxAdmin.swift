@@ -33,7 +33,7 @@ struct SandboxAdmin: Sendable {
             [
                 "id": entry.id, "provider": entry.provider, "app": entry.app, "token": entry.token,
                 "receivedAt": HeraldJSON.formatTimestamp(entry.receivedAt),
-                "message": (try? JSONSerialization.jsonObject(with: entry.message)) ?? [:],
+                "message": entry.message,
             ]
         }
         return SandboxHTTP.json(200, ["count": list.count, "messages": list])

@@ -15,6 +15,28 @@ enum SandboxHTTP {
         return Response(status: .init(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A response whose JSON is already written (the hot paths skip JSONSerialization).
+    static func rawJSON(_ status: Int, _ json: String, contentType: String = "application/json; charset=UTF-8") -> Response {
+        Response(status: .init(code: status), headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// `text` as a JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
     static func body(of request: Request) async throws -> Data {
         let buffer = try await request.body.collect(upTo: maxBody)
         return Data(buffer.readableBytesView)
@@ -34,9 +56,12 @@ enum SandboxHTTP {
 
     /// The bearer token of the `Authorization` header.
     static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
-        let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        guard let value = request.headers[.authorization] else { return nil }
+        let bytes = value.utf8
+        guard bytes.count > 7, bytes.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
+        let token = value.utf8.dropFirst(7).drop(while: { $0 == UInt8(ascii: " ") })
+        let trimmed = String(decoding: token, as: UTF8.self).trimmingTrailingSpaces()
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// Whether a value from JSONSerialization is a JSON boolean. (On Linux a JSON 0 or 1 also
@@ -69,5 +94,13 @@ final class SandboxMetrics: Sendable {
             return made
         }
         counter.increment()
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
     }
 }

@@ -16,8 +16,16 @@ public final class SandboxState: Sendable {
         public var app: String
         public var token: String
         public var receivedAt: Date
-        /// The provider message (for HMS: with this one token), as JSON.
-        public var message: Data
+        /// The request body as received; kept raw so accepting costs no re-encoding.
+        var requestBody: Data
+
+        /// The provider message (for HMS: narrowed to this entry's token), decoded on demand.
+        public var message: [String: Any] {
+            guard let root = (try? JSONSerialization.jsonObject(with: requestBody)) as? [String: Any],
+                  var message = root["message"] as? [String: Any] else { return [:] }
+            if provider == "hms", message["token"] != nil { message["token"] = [token] }
+            return message
+        }
     }
 
     /// Faults an operator or a test injects through the admin API.

@@ -3,8 +3,17 @@
 // HERALD_HTTP_PORT (8090, with /healthz, /readyz, /metrics), HTTPS with HTTP/2 on
 // HERALD_SANDBOX_HTTPS_PORT (8443). It does not use the broker.
 import Foundation
+import NIOCore
+import NIOPosix
 import ProviderSandbox
 import ServiceKit
+
+// The sandbox is a pure NIO server: run Swift concurrency on NIO's event loops, so request
+// handlers do not hop between the event-loop threads and a separate pool.
+let onEventLoops = NIOCore.NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+if ProcessInfo.processInfo.environment["HERALD_SANDBOX_DEBUG_EXECUTOR"] != nil {
+    FileHandle.standardError.write(Data("concurrency on NIO event loops: \(onEventLoops)\n".utf8))
+}
 
 await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker: false) { runtime in
     let configuration = try SandboxConfiguration.fromEnvironment(
