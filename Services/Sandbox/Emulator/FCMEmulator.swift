@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 
 /// FCM HTTP v1 as the sandbox plays it: the OAuth token endpoint (JWT bearer grant) and
 /// `messages:send`, answering as FCM does for success and for every error of its table.
@@ -14,9 +13,9 @@ struct FCMEmulator: Sendable {
     // MARK: OAuth
 
     /// `POST /token`: `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<jwt>`.
-    func token(_ request: Request) async throws -> Response {
-        let form = SandboxHTTP.form(try await SandboxHTTP.body(of: request))
-        func refuse(_ error: String, _ description: String) -> Response {
+    func token(_ request: SandboxRequest) -> SandboxReply {
+        let form = SandboxHTTP.form(request.body)
+        func refuse(_ error: String, _ description: String) -> SandboxReply {
             metrics.count(provider: "fcm", endpoint: "token", outcome: error)
             return SandboxHTTP.json(400, ["error": error, "error_description": description])
         }
@@ -36,8 +35,8 @@ struct FCMEmulator: Sendable {
     // MARK: Send
 
     /// `POST /v1/projects/{project}/messages:send`.
-    func send(_ request: Request, project: String) async throws -> Response {
-        guard let bearer = SandboxHTTP.bearer(request) else {
+    func send(_ request: SandboxRequest, project: String) -> SandboxReply {
+        guard let bearer = request.bearer else {
             return unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
         switch state.checkToken(bearer, provider: "fcm") {
@@ -49,7 +48,7 @@ struct FCMEmulator: Sendable {
             break
         }
 
-        let body = try await SandboxHTTP.body(of: request)
+        let body = request.body
         let valid: FCMMessageValidator.Valid
         do {
             valid = try FCMMessageValidator.validate(body: body)
@@ -65,20 +64,19 @@ struct FCMEmulator: Sendable {
             delay += parsed.delayMilliseconds
             rule = parsed
         }
-        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         if state.injectedUnavailability() {
-            return failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: 1)
+            return failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }
         if case .token(let token) = valid.target, let rule, let failure = rule.failure,
            state.failureApplies(rule, provider: "fcm", token: token) {
-            return self.failure(for: failure, retryAfter: rule.retryAfterSeconds)
+            return self.failure(for: failure, retryAfter: rule.retryAfterSeconds).delayed(by: delay)
         }
 
         if valid.validateOnly {
             metrics.count(provider: "fcm", endpoint: "send", outcome: "validated")
-            return SandboxHTTP.json(200, ["name": "projects/\(project)/messages/fake_message_id"])
+            return SandboxHTTP.json(200, ["name": "projects/\(project)/messages/fake_message_id"]).delayed(by: delay)
         }
-        let id = "0:\(Int(Date().timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max) & 0xffff_ffff_ffff, radix: 16))"
+        let id = "0:\(Int(Date().timeIntervalSince1970 * 1_000_000))%\(String(state.nextSequence(), radix: 16))"
         let recipient: String
         switch valid.target {
         case .token(let token): recipient = token
@@ -87,10 +85,10 @@ struct FCMEmulator: Sendable {
         }
         state.accept(.init(id: id, provider: "fcm", app: project, token: recipient, receivedAt: Date(), requestBody: body))
         metrics.count(provider: "fcm", endpoint: "send", outcome: "delivered")
-        return SandboxHTTP.rawJSON(200, #"{"name":"# + SandboxHTTP.quoted("projects/\(project)/messages/\(id)") + "}")
+        return SandboxHTTP.rawJSON(200, #"{"name":"# + SandboxHTTP.quoted("projects/\(project)/messages/\(id)") + "}").delayed(by: delay)
     }
 
-    private func failure(for failure: TokenRule.Failure, retryAfter: Int) -> Response {
+    private func failure(for failure: TokenRule.Failure, retryAfter: Int) -> SandboxReply {
         switch failure {
         case .unregistered:
             self.failure(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", outcome: "unregistered")
@@ -111,16 +109,16 @@ struct FCMEmulator: Sendable {
         }
     }
 
-    private func unauthenticated(_ message: String) -> Response {
+    private func unauthenticated(_ message: String) -> SandboxReply {
         failure(401, "UNAUTHENTICATED", message, errorCode: nil, outcome: "unauthenticated",
-                headers: [.wwwAuthenticate: "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""])
+                headers: [("www-authenticate", "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\"")])
     }
 
     /// A google.rpc.Status error, with an FcmError detail when FCM gives one.
     private func failure(
         _ code: Int, _ status: String, _ message: String, errorCode: String?, outcome: String,
-        field: String? = nil, retryAfter: Int? = nil, headers: HTTPFields = [:]
-    ) -> Response {
+        field: String? = nil, retryAfter: Int? = nil, headers: [(name: String, value: String)] = []
+    ) -> SandboxReply {
         var details: [[String: Any]] = []
         if let errorCode { details.append(["@type": Self.fcmErrorType, "errorCode": errorCode]) }
         if let field, !field.isEmpty {
@@ -129,7 +127,7 @@ struct FCMEmulator: Sendable {
         var error: [String: Any] = ["code": code, "message": message, "status": status]
         if !details.isEmpty { error["details"] = details }
         var fields = headers
-        if let retryAfter { fields.append(contentsOf: SandboxHTTP.retryAfter(retryAfter)) }
+        if let retryAfter { fields += SandboxHTTP.retryAfter(retryAfter) }
         metrics.count(provider: "fcm", endpoint: "send", outcome: outcome)
         return SandboxHTTP.json(code, ["error": error], headers: fields)
     }

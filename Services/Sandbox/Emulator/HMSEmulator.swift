@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 
 /// Huawei Push Kit v1 as the sandbox plays it: the client-credentials token endpoint and
 /// `messages:send` with 1 … 1000 tokens, answering with Push Kit's result codes, including
@@ -22,9 +21,9 @@ struct HMSEmulator: Sendable {
     // MARK: OAuth
 
     /// `POST /oauth2/v3/token`: `grant_type=client_credentials&client_id=…&client_secret=…`.
-    func token(_ request: Request) async throws -> Response {
-        let form = SandboxHTTP.form(try await SandboxHTTP.body(of: request))
-        func refuse(_ subError: Int, _ description: String) -> Response {
+    func token(_ request: SandboxRequest) -> SandboxReply {
+        let form = SandboxHTTP.form(request.body)
+        func refuse(_ subError: Int, _ description: String) -> SandboxReply {
             metrics.count(provider: "hms", endpoint: "token", outcome: "refused")
             return SandboxHTTP.json(400, ["error": 1101, "sub_error": subError, "error_description": description])
         }
@@ -39,8 +38,8 @@ struct HMSEmulator: Sendable {
     // MARK: Send
 
     /// `POST /v1/{appId}/messages:send`.
-    func send(_ request: Request, appId: String) async throws -> Response {
-        guard let bearer = SandboxHTTP.bearer(request) else {
+    func send(_ request: SandboxRequest, appId: String) -> SandboxReply {
+        guard let bearer = request.bearer else {
             return answer(401, "80200001", "Oauth authentication error", outcome: "unauthenticated")
         }
         switch state.checkToken(bearer, provider: "hms") {
@@ -51,7 +50,7 @@ struct HMSEmulator: Sendable {
         case .valid: break
         }
 
-        let body = try await SandboxHTTP.body(of: request)
+        let body = request.body
         guard let root = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
               let message = root["message"] as? [String: Any] else {
             return answer(400, "80100003", "Incorrect message structure: the body must be an object with a \"message\" object", outcome: "bad_structure")
@@ -86,9 +85,8 @@ struct HMSEmulator: Sendable {
 
         let rules = tokens.map { TokenRule(token: $0) }
         let delay = state.currentFaults.latencyMilliseconds + (rules.map(\.delayMilliseconds).max() ?? 0)
-        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         if state.injectedUnavailability() {
-            return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1)
+            return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }
         // Request-wide failures: any token asking for one makes the whole request fail.
         for (token, rule) in zip(tokens, rules) {
@@ -96,11 +94,11 @@ struct HMSEmulator: Sendable {
             switch failure {
             case .unavailable, .quota:
                 if state.failureApplies(rule, provider: "hms", token: token) {
-                    return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: rule.retryAfterSeconds)
+                    return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: rule.retryAfterSeconds).delayed(by: delay)
                 }
             case .internal, .unspecified:
                 if state.failureApplies(rule, provider: "hms", token: token) {
-                    return answer(500, "81000001", "System internal error", outcome: "internal")
+                    return answer(500, "81000001", "System internal error", outcome: "internal").delayed(by: delay)
                 }
             default:
                 continue
@@ -113,7 +111,7 @@ struct HMSEmulator: Sendable {
             }
         }.map(\.0)
         if !tokens.isEmpty, illegal.count == tokens.count {
-            return answer(400, "80300007", "All the tokens are invalid", outcome: "all_tokens_invalid")
+            return answer(400, "80300007", "All the tokens are invalid", outcome: "all_tokens_invalid").delayed(by: delay)
         }
         let accepted = tokens.filter { !illegal.contains($0) }
         if !validateOnly {
@@ -126,9 +124,9 @@ struct HMSEmulator: Sendable {
         if !illegal.isEmpty {
             let detail = ["success": accepted.count, "failure": illegal.count, "illegal_tokens": illegal] as [String: Any]
             let text = String(decoding: (try? JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
-            return answer(200, "80100000", text, outcome: "partly_delivered")
+            return answer(200, "80100000", text, outcome: "partly_delivered").delayed(by: delay)
         }
-        return answer(200, "80000000", "Success", outcome: validateOnly ? "validated" : "delivered")
+        return answer(200, "80000000", "Success", outcome: validateOnly ? "validated" : "delivered").delayed(by: delay)
     }
 
     /// What is wrong with the message's fields, if anything.
@@ -153,10 +151,10 @@ struct HMSEmulator: Sendable {
         return nil
     }
 
-    private func answer(_ status: Int, _ code: String, _ message: String, outcome: String, retryAfter: Int? = nil) -> Response {
+    private func answer(_ status: Int, _ code: String, _ message: String, outcome: String, retryAfter: Int? = nil) -> SandboxReply {
         metrics.count(provider: "hms", endpoint: "send", outcome: outcome)
         return SandboxHTTP.json(
-            status, ["code": code, "msg": message, "requestId": String(UInt64.random(in: 1...UInt64.max))],
-            headers: retryAfter.map(SandboxHTTP.retryAfter) ?? [:], contentType: "application/json;charset=utf-8")
+            status, ["code": code, "msg": message, "requestId": String(state.nextSequence())],
+            headers: retryAfter.map(SandboxHTTP.retryAfter) ?? [], contentType: "application/json;charset=utf-8")
     }
 }

@@ -1,7 +1,6 @@
 import _CryptoExtras
 import Foundation
 import HeraldModel
-import Hummingbird
 import Logging
 import Synchronization
 
@@ -87,26 +86,44 @@ public final class Sandbox: Sendable {
         }
     }
 
-    /// Adds the provider, inbox and admin endpoints to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
-        let fcm = fcm
-        let hms = hms
-        router.post("/token") { request, _ in try await fcm.token(request) }
-        router.post("/v1/projects/:project/messages:send") { request, context in
-            try await fcm.send(request, project: try context.parameters.require("project"))
-        }
-        router.post("/oauth2/v3/token") { request, _ in try await hms.token(request) }
-        router.post("/v1/:appId/messages:send") { request, context in
-            try await hms.send(request, appId: try context.parameters.require("appId"))
-        }
+    /// Answers one request: the provider, inbox and admin endpoints. Front ends (plain HTTP
+    /// on Hummingbird, HTTPS with HTTP/2 on NIO) only translate to and from this.
+    public func handle(_ request: SandboxRequest) -> SandboxReply {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
         let admin = SandboxAdmin(sandbox: self)
-        router.get("/sandbox/messages") { request, _ in admin.messages(request) }
-        router.delete("/sandbox/messages") { _, _ in admin.clear() }
-        router.get("/sandbox/faults") { _, _ in admin.faults() }
-        router.put("/sandbox/faults") { request, _ in try await admin.setFaults(request) }
-        router.delete("/sandbox/faults") { _, _ in admin.resetFaults() }
-        router.get("/sandbox/credentials") { _, _ in admin.credentials() }
+        switch (request.method, segments.count) {
+        case ("POST", 1) where segments[0] == "token":
+            return fcm.token(request)
+        case ("POST", 4) where segments[0] == "v1" && segments[1] == "projects" && segments[3] == "messages:send":
+            return fcm.send(request, project: String(segments[2]))
+        case ("POST", 3) where request.path == "/oauth2/v3/token":
+            return hms.token(request)
+        case ("POST", 3) where segments[0] == "v1" && segments[2] == "messages:send":
+            return hms.send(request, appId: String(segments[1]))
+        case (_, 2) where segments[0] == "sandbox":
+            switch (request.method, segments[1]) {
+            case ("GET", "messages"): return admin.messages(request)
+            case ("DELETE", "messages"): return admin.clear()
+            case ("GET", "faults"): return admin.faults()
+            case ("PUT", "faults"): return admin.setFaults(request)
+            case ("DELETE", "faults"): return admin.resetFaults()
+            case ("GET", "credentials"): return admin.credentials()
+            default: break
+            }
+        default:
+            break
+        }
+        return admin.problem(404, "no endpoint \(request.method) \(request.path)", title: "Not Found")
     }
+
+    /// The paths `handle` serves, for front ends that route by path.
+    public static let routes: [(method: String, path: String)] = [
+        ("POST", "/token"), ("POST", "/v1/projects/:project/messages:send"),
+        ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
+        ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"),
+        ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
+        ("GET", "/sandbox/credentials"),
+    ]
 }
 
 /// The `aud` values a JWT may name: the sandbox's own token endpoints, and Google's.

@@ -1,15 +1,13 @@
 import Foundation
 import HeraldModel
-import Hummingbird
 
 /// `/sandbox/…`: the inbox of accepted messages, fault injection, and the demo credentials.
 struct SandboxAdmin: Sendable {
     let sandbox: Sandbox
 
     /// `GET /sandbox/messages?provider=&app=&token=&since=&until=&limit=`, oldest first.
-    func messages(_ request: Request) -> Response {
-        let query = request.uri.queryParameters
-        func text(_ key: String) -> String? { query.get(key).flatMap { $0.isEmpty ? nil : String($0) } }
+    func messages(_ request: SandboxRequest) -> SandboxReply {
+        func text(_ key: String) -> String? { request.query[key].flatMap { $0.isEmpty ? nil : $0 } }
         var since: Date?
         var until: Date?
         if let value = text("since") {
@@ -39,19 +37,19 @@ struct SandboxAdmin: Sendable {
         return SandboxHTTP.json(200, ["count": list.count, "messages": list])
     }
 
-    func clear() -> Response {
+    func clear() -> SandboxReply {
         sandbox.state.clearMessages()
-        return Response(status: .noContent)
+        return SandboxHTTP.empty(204)
     }
 
-    func faults() -> Response {
+    func faults() -> SandboxReply {
         SandboxHTTP.json(200, describe(sandbox.state.currentFaults))
     }
 
     /// `PUT /sandbox/faults` with `{"outageSeconds": 30}` or `{"outageFrom": ts, "outageUntil": ts}`,
     /// `"errorRate": 0…1` and `"latencyMs": n`; fields left out are reset.
-    func setFaults(_ request: Request) async throws -> Response {
-        let body = try await SandboxHTTP.body(of: request)
+    func setFaults(_ request: SandboxRequest) -> SandboxReply {
+        let body = request.body
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return problem(400, "the body must be a JSON object")
         }
@@ -82,13 +80,13 @@ struct SandboxAdmin: Sendable {
         return SandboxHTTP.json(200, describe(faults))
     }
 
-    func resetFaults() -> Response {
+    func resetFaults() -> SandboxReply {
         sandbox.state.currentFaults = SandboxState.Faults()
-        return Response(status: .noContent)
+        return SandboxHTTP.empty(204)
     }
 
     /// The demo credentials (a sandbox's private key is no secret: it signs nothing real).
-    func credentials() -> Response {
+    func credentials() -> SandboxReply {
         var object: [String: Any] = ["caPEM": sandbox.certificates.caPEM]
         if let account = sandbox.demoServiceAccount, let data = try? account.json(), let json = try? JSONSerialization.jsonObject(with: data) {
             object["fcmServiceAccount"] = json
@@ -109,7 +107,7 @@ struct SandboxAdmin: Sendable {
     }
 
     /// An RFC 9457 problem.
-    private func problem(_ status: Int, _ detail: String) -> Response {
-        SandboxHTTP.json(status, ["type": "about:blank", "title": "Bad Request", "status": status, "detail": detail], contentType: "application/problem+json")
+    func problem(_ status: Int, _ detail: String, title: String = "Bad Request") -> SandboxReply {
+        SandboxHTTP.json(status, ["type": "about:blank", "title": title, "status": status, "detail": detail], contentType: "application/problem+json")
     }
 }

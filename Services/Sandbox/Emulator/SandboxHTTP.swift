@@ -1,6 +1,4 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import Metrics
 import Synchronization
 
@@ -8,16 +6,18 @@ import Synchronization
 enum SandboxHTTP {
     static let maxBody = 1 << 20
 
-    static func json(_ status: Int, _ object: Any, headers: HTTPFields = [:], contentType: String = "application/json; charset=UTF-8") -> Response {
+    static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = [], contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var fields = headers
-        fields[.contentType] = contentType
-        return Response(status: .init(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return SandboxReply(status: status, headers: [("content-type", contentType)] + headers, body: data)
     }
 
-    /// A response whose JSON is already written (the hot paths skip JSONSerialization).
-    static func rawJSON(_ status: Int, _ json: String, contentType: String = "application/json; charset=UTF-8") -> Response {
-        Response(status: .init(code: status), headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    /// A reply whose JSON is already written (the hot paths skip JSONSerialization).
+    static func rawJSON(_ status: Int, _ json: String, contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
+        SandboxReply(status: status, headers: [("content-type", contentType)], body: Data(json.utf8))
+    }
+
+    static func empty(_ status: Int) -> SandboxReply {
+        SandboxReply(status: status)
     }
 
     /// `text` as a JSON string literal.
@@ -37,11 +37,6 @@ enum SandboxHTTP {
         return result + "\""
     }
 
-    static func body(of request: Request) async throws -> Data {
-        let buffer = try await request.body.collect(upTo: maxBody)
-        return Data(buffer.readableBytesView)
-    }
-
     /// `application/x-www-form-urlencoded` fields.
     static func form(_ data: Data) -> [String: String] {
         var fields: [String: String] = [:]
@@ -52,16 +47,6 @@ enum SandboxHTTP {
             fields[parts[0]] = parts.count > 1 ? parts[1] : ""
         }
         return fields
-    }
-
-    /// The bearer token of the `Authorization` header.
-    static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization] else { return nil }
-        let bytes = value.utf8
-        guard bytes.count > 7, bytes.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
-        let token = value.utf8.dropFirst(7).drop(while: { $0 == UInt8(ascii: " ") })
-        let trimmed = String(decoding: token, as: UTF8.self).trimmingTrailingSpaces()
-        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// Whether a value from JSONSerialization is a JSON boolean. (On Linux a JSON 0 or 1 also
@@ -76,8 +61,8 @@ enum SandboxHTTP {
         return (value as? NSNumber)?.doubleValue
     }
 
-    static func retryAfter(_ seconds: Int) -> HTTPFields {
-        [HTTPField.Name("Retry-After")!: String(seconds)]
+    static func retryAfter(_ seconds: Int) -> [(name: String, value: String)] {
+        [("retry-after", String(seconds))]
     }
 }
 
@@ -94,13 +79,5 @@ final class SandboxMetrics: Sendable {
             return made
         }
         counter.increment()
-    }
-}
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var text = self
-        while text.last == " " { text.removeLast() }
-        return text
     }
 }

@@ -1,35 +1,18 @@
 import Foundation
 import Hummingbird
-import HummingbirdHTTP2
 import Logging
-import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
 /// Serves a `Sandbox` over plain HTTP/1.1 and over HTTPS with HTTP/2 (ALPN `h2`, falling
 /// back to `http/1.1`) on its self-signed certificate.
 public enum SandboxServer {
-    /// The HTTPS application, as a service of a `ServiceGroup`.
+    /// The HTTPS side (HTTP/2 or HTTP/1.1 by ALPN), as a service of a `ServiceGroup`.
     public static func https(
         _ sandbox: Sandbox, host: String, port: Int, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some Service {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(sandbox.certificates.serverCertificatePEM.utf8)).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(sandbox.certificates.serverKeyPEM.utf8), format: .pem)))
-        tls.applicationProtocols = ["h2", "http/1.1"]
-        let router = Router()
-        sandbox.addRoutes(to: router)
-        return Application(
-            router: router,
-            server: try .http2Upgrade(tlsConfiguration: tls),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "herald-sandbox"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                sandbox.listening(scheme: "https", port: bound)
-                await onRunning(bound)
-            },
-            logger: logger)
+        SandboxTLSServer(sandbox: sandbox, host: host, port: port, logger: logger, onRunning: onRunning)
     }
 
     /// The plain HTTP application (HTTP/1.1), as a service of a `ServiceGroup`.

@@ -57,11 +57,17 @@ public final class SandboxState: Sendable {
     private let failures = Mutex<[String: Int]>([:])
     private let faults = Mutex(Faults())
     private let inboxSize: Gauge
+    private let sequence = Atomic<UInt64>(UInt64(Date().timeIntervalSince1970) << 20)
 
     public init(inboxCapacity: Int) {
         capacity = max(1, inboxCapacity)
         inbox = Mutex(Deque())
         inboxSize = Gauge(label: "herald_sandbox_inbox_messages")
+    }
+
+    /// A process-unique number for message and request ids.
+    func nextSequence() -> UInt64 {
+        sequence.add(1, ordering: .relaxed).newValue
     }
 
     // MARK: Access tokens

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+
+/// The sandbox's HTTPS side on plain NIO: TLS with ALPN, then HTTP/2 (each stream answered
+/// synchronously on its event loop) or HTTP/1.1. Answering on the event loop, without a
+/// task and async channel per request, is what lets one process outrun the pipeline.
+struct SandboxTLSServer: Service {
+    let sandbox: Sandbox
+    let host: String
+    let port: Int
+    let logger: Logger
+    let onRunning: @Sendable (Int) async -> Void
+
+    func run() async throws {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(sandbox.certificates.serverCertificatePEM.utf8)).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(sandbox.certificates.serverKeyPEM.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        let context = try NIOSSLContext(configuration: tls)
+        let sandbox = sandbox
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                }.flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in
+                            channel.configureHTTP2Pipeline(
+                                mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                            ) { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                    try stream.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox))
+                                }
+                            }.map { _ in }
+                        },
+                        http1ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                                try channel.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox))
+                            }
+                        })
+                }
+            }
+            .bind(host: host, port: port).get()
+        let bound = channel.localAddress?.port ?? port
+        logger.info("Server started and listening on \(host):\(bound)")
+        sandbox.listening(scheme: "https", port: bound)
+        await onRunning(bound)
+        try? await gracefulShutdown()
+        try? await channel.close()
+    }
+}
+
+/// Collects one HTTP request (from an HTTP/2 stream or an HTTP/1.1 connection), lets the
+/// sandbox answer it, and writes the reply, after the reply's delay if it has one.
+final class SandboxRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let sandbox: Sandbox
+    private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+    private var tooLarge = false
+
+    init(sandbox: Sandbox) {
+        self.sandbox = sandbox
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body = nil
+            tooLarge = false
+        case .body(var chunk):
+            if (body?.readableBytes ?? 0) + chunk.readableBytes > SandboxHTTP.maxBody {
+                tooLarge = true
+            } else if body == nil {
+                body = chunk
+            } else {
+                body!.writeBuffer(&chunk)
+            }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let reply: SandboxReply
+            if tooLarge {
+                reply = SandboxHTTP.json(413, ["title": "Payload Too Large", "status": 413, "detail": "the body exceeds \(SandboxHTTP.maxBody) bytes"], contentType: "application/problem+json")
+            } else {
+                var headers: [String: String] = [:]
+                for (name, value) in head.headers { headers[name.lowercased()] = value }
+                let bytes = body.map { Data($0.readableBytesView) } ?? Data()
+                reply = sandbox.handle(SandboxRequest(method: head.method.rawValue, target: head.uri, headers: headers, body: bytes))
+            }
+            body = nil
+            if reply.delayMilliseconds > 0 {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(reply.delayMilliseconds))) {
+                    let (handler, context) = bound.value
+                    handler.write(reply, version: head.version, keepAlive: head.isKeepAlive, context: context)
+                }
+            } else {
+                write(reply, version: head.version, keepAlive: head.isKeepAlive, context: context)
+            }
+        }
+    }
+
+    private func write(_ reply: SandboxReply, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(reply.headers.count + 1)
+        for header in reply.headers { headers.add(name: header.name, value: header.value) }
+        headers.add(name: "content-length", value: String(reply.body.count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: reply.status), headers: headers))), promise: nil)
+        if !reply.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: reply.body)))), promise: nil)
+        }
+        if keepAlive || version.major >= 2 {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        } else {
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
