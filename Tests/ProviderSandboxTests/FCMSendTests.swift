@@ -133,6 +133,8 @@ struct FCMTokenRuleTests {
         ("unavailable-abc", 503, "UNAVAILABLE", true),
         ("internal-abc", 500, "INTERNAL", false),
         ("unspecified-abc", 500, "UNSPECIFIED_ERROR", false),
+        ("authfail-abc", 500, "INTERNAL", false),
+        ("ttlexpired-abc", 400, "INVALID_ARGUMENT", false),
     ]
 
     @Test("each rule answers as FCM does", arguments: cases.map(\.token))
@@ -180,5 +182,7 @@ struct FCMTokenRuleTests {
         let combined = TokenRule(token: "slow-150-after-9-quota-2-x")
         #expect(combined.delayMilliseconds == 150 && combined.retryAfterSeconds == 9 && combined.failure == .quota(times: 2))
         #expect(TokenRule(token: "slow-x").delayMilliseconds == 0)
+        #expect(TokenRule(token: "authfail-2-x").failure == .authServiceFailed(times: 2))
+        #expect(TokenRule(token: "ttlexpired-x").failure == .ttlExpired)
     }
 }

@@ -130,6 +130,20 @@ struct HMSTests {
         message["token"] = ["internal-x"]
         let internalError = try await client.sendHMS(message, token: token)
         #expect(internalError.status == 500 && internalError.json["code"] as? String == "81000001")
+        message["token"] = ["authfail-1-x"]
+        let oauth = try await client.sendHMS(message, token: token)
+        #expect(oauth.status == 500 && oauth.json["code"] as? String == "80600003")
+        #expect(try await client.sendHMS(message, token: token).json["code"] as? String == "80000000")
+        await client.stop()
+    }
+
+    @Test("a message whose time to live is over: 80100004")
+    func ttlExpired() async throws {
+        let client = try await SandboxClient.start()
+        var message = Self.message
+        message["token"] = ["ttlexpired-x"]
+        let answer = try await client.sendHMS(message, token: try await client.hmsAccessToken())
+        #expect(answer.status == 400 && answer.json["code"] as? String == "80100004")
         await client.stop()
     }
 }

@@ -102,8 +102,10 @@ struct FCMEmulator: Sendable {
             self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "UNSPECIFIED_ERROR", outcome: "unspecified_error")
         case .unavailable:
             self.failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: retryAfter)
-        case .internal:
+        case .internal, .authServiceFailed:
             self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL", outcome: "internal")
+        case .ttlExpired:
+            self.failure(400, "INVALID_ARGUMENT", "The message's time to live is over.", errorCode: "INVALID_ARGUMENT", outcome: "invalid_argument", field: "message.android.ttl")
         case .quota:
             self.failure(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Send requests' of service 'fcm.googleapis.com'.", errorCode: "QUOTA_EXCEEDED", outcome: "quota_exceeded", retryAfter: retryAfter)
         }

@@ -100,6 +100,12 @@ struct HMSEmulator: Sendable {
                 if state.failureApplies(rule, provider: "hms", token: token) {
                     return answer(500, "81000001", "System internal error", outcome: "internal").delayed(by: delay)
                 }
+            case .authServiceFailed:
+                if state.failureApplies(rule, provider: "hms", token: token) {
+                    return answer(500, "80600003", "Request OAuth service failed", outcome: "oauth_service_failed").delayed(by: delay)
+                }
+            case .ttlExpired:
+                return answer(400, "80100004", "The message expiration time is earlier than the current time", outcome: "ttl_expired").delayed(by: delay)
             default:
                 continue
             }

@@ -11,12 +11,15 @@
 /// | `internal-N-` | the first N sends fail with 500 INTERNAL (no N: always) |
 /// | `quota-N-` | the first N sends fail with 429 QUOTA_EXCEEDED and `Retry-After` (no N: always) |
 /// | `unspecified-` | FCM 500 UNSPECIFIED_ERROR |
+/// | `ttlexpired-` | the message's time to live is over (HMS 80100004; FCM 400 INVALID_ARGUMENT) |
+/// | `authfail-N-` | the provider's OAuth service fails (HMS 500 80600003; FCM 500 INTERNAL), N times or always |
 /// | `slow-MS-` | answer after MS milliseconds |
 /// | `after-S-` | `Retry-After: S` on retryable failures (default 1) |
 public struct TokenRule: Sendable, Hashable {
     public enum Failure: Sendable, Hashable {
-        case unregistered, invalid, senderMismatch, thirdPartyAuth, unspecified
+        case unregistered, invalid, senderMismatch, thirdPartyAuth, unspecified, ttlExpired
         case unavailable(times: Int?)
+        case authServiceFailed(times: Int?)
         case `internal`(times: Int?)
         case quota(times: Int?)
     }
@@ -53,6 +56,8 @@ public struct TokenRule: Sendable, Hashable {
             else if take("mismatch-") { failure = .senderMismatch }
             else if take("thirdparty-") { failure = .thirdPartyAuth }
             else if take("unspecified-") { failure = .unspecified }
+            else if take("ttlexpired-") { failure = .ttlExpired }
+            else if case .some(let times) = takeCounted("authfail") { failure = .authServiceFailed(times: times) }
             else if case .some(let times) = takeCounted("unavailable") { failure = .unavailable(times: times) }
             else if case .some(let times) = takeCounted("internal") { failure = .internal(times: times) }
             else if case .some(let times) = takeCounted("quota") { failure = .quota(times: times) }
@@ -65,7 +70,7 @@ public struct TokenRule: Sendable, Hashable {
     /// For failures that stop after N sends: N; nil for failures that always happen.
     var limitedTimes: Int? {
         switch failure {
-        case .unavailable(let times), .internal(let times), .quota(let times): times
+        case .unavailable(let times), .internal(let times), .quota(let times), .authServiceFailed(let times): times
         default: nil
         }
     }
