@@ -62,27 +62,7 @@ public enum TestBroker {
     /// without blocking a thread of the concurrency pool.
     @discardableResult
     public static func rabbitmqctl(_ arguments: String...) async throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("rabbitmqctl-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rabbitmqctl", "-q"] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try handle.close()
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let (status, text) = try await runCommand("rabbitmqctl", ["-q"] + arguments)
         guard status == 0 else {
             throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
         }

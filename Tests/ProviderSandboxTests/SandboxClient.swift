@@ -52,7 +52,8 @@ struct SandboxClient: Sendable {
             try body.write(to: file)
             arguments += ["-H", "Content-Type: \(contentType)", "--data-binary", "@\(file.path)"]
         }
-        let output = try await run("curl", arguments)
+        let (exit, output) = try await runCommand("curl", arguments)
+        guard exit == 0 else { throw TestFailure("curl \(arguments.joined(separator: " ")) exited \(exit): \(output)") }
         let parts = output.split(separator: " ")
         guard parts.count == 2, let status = Int(parts[0]) else { throw TestFailure("curl printed \(output)") }
         var headers: [String: String] = [:]
@@ -131,28 +132,4 @@ struct SandboxClient: Sendable {
     func sendHMS(_ message: [String: Any], token: String, app: String? = nil) async throws -> Answer {
         try await request("POST", "/v1/\(app ?? hmsClient.clientId)/messages:send", body: json(["validate_only": false, "message": message]), bearer: token)
     }
-}
-
-/// Runs a command without blocking a thread of the concurrency pool; returns its standard output.
-func run(_ command: String, _ arguments: [String]) async throws -> String {
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID())")
-    FileManager.default.createFile(atPath: output.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: output) }
-    let handle = try FileHandle(forWritingTo: output)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [command] + arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = handle
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
-    try handle.close()
-    let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-    guard status == 0 else { throw TestFailure("\(command) \(arguments.joined(separator: " ")) exited \(status): \(text)") }
-    return text
 }
