@@ -116,4 +116,14 @@ struct InboxAndFaultTests {
         await client.stop()
         try? FileManager.default.removeItem(at: directory)
     }
+
+    @Test("without HTTPS the demo credentials are still written")
+    func credentialsWithoutHTTPS() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID())")
+        let sandbox = try Sandbox(configuration: SandboxConfiguration(httpsPort: nil, directory: directory))
+        let account = try ServiceAccount.load(from: directory.appendingPathComponent("fcm-service-account.json"))
+        #expect(account.clientEmail == sandbox.demoServiceAccount?.clientEmail)
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("hms-client-secret").path))
+        try? FileManager.default.removeItem(at: directory)
+    }
 }

@@ -51,7 +51,10 @@ public final class Sandbox: Sendable {
             state: state,
             clients: Dictionary(clients.map { ($0.clientId, HMSEmulator.Client(clientId: $0.clientId, clientSecret: $0.clientSecret)) }, uniquingKeysWith: { _, last in last }),
             metrics: metrics, tokenLifetime: configuration.tokenLifetime)
-        if let directory = configuration.directory { try certificates.write(to: directory) }
+        if let directory = configuration.directory {
+            try certificates.write(to: directory)
+            writeDemoCredentials()
+        }
     }
 
     /// Records that the sandbox listens on `port` (`scheme` http or https), so JWTs whose
