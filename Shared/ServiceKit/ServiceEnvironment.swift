@@ -32,49 +32,19 @@ public struct ServiceEnvironment: Sendable {
 
     /// Reads the settings from `environment`, using `defaultPort` when `HERALD_HTTP_PORT` is unset.
     public init(_ environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int) throws {
-        func value(_ key: String) -> String? {
-            guard let text = environment[key]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-            return text
-        }
+        let reader = EnvironmentReader(environment)
         do {
-            amqpURL = try AMQPURL(value("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
+            amqpURL = try AMQPURL(reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
         } catch let error as MessagingError {
-            throw ConfigurationError(.invalidValue, setting: "HERALD_AMQP_URL", error.message)
+            throw reader.invalid("HERALD_AMQP_URL", error.message)
         }
-        httpHost = value("HERALD_HTTP_HOST") ?? "0.0.0.0"
-        if let text = value("HERALD_HTTP_PORT") {
-            guard let port = Int(text), (0...65535).contains(port) else {
-                throw ConfigurationError(.invalidValue, setting: "HERALD_HTTP_PORT", "\"\(text)\" is not a port number (0-65535)")
-            }
-            httpPort = port
-        } else {
-            httpPort = defaultPort
-        }
-        dataDirectory = URL(fileURLWithPath: value("HERALD_DATA_DIR") ?? "data", isDirectory: true)
-        if let text = value("HERALD_LOG_LEVEL") {
-            guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw ConfigurationError(.invalidValue, setting: "HERALD_LOG_LEVEL", "\"\(text)\" is not one of trace, debug, info, notice, warning, error, critical")
-            }
-            logLevel = level
-        } else {
-            logLevel = .info
-        }
-        if let text = value("HERALD_LOG_FORMAT") {
-            guard let format = LogFormat(rawValue: text.lowercased()) else {
-                throw ConfigurationError(.invalidValue, setting: "HERALD_LOG_FORMAT", "\"\(text)\" is not json or text")
-            }
-            logFormat = format
-        } else {
-            logFormat = .json
-        }
-        configPath = value("HERALD_CONFIG")
-        if let text = value("HERALD_SHUTDOWN_TIMEOUT") {
-            guard let seconds = Double(text), seconds > 0 else {
-                throw ConfigurationError(.invalidValue, setting: "HERALD_SHUTDOWN_TIMEOUT", "\"\(text)\" is not a positive number of seconds")
-            }
-            shutdownTimeout = .milliseconds(Int64(seconds * 1000))
-        } else {
-            shutdownTimeout = .seconds(30)
-        }
+        httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
+        httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
+        dataDirectory = URL(fileURLWithPath: reader.string("HERALD_DATA_DIR") ?? "data", isDirectory: true)
+        logLevel = try reader.parse("HERALD_LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical") { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+        logFormat = try reader.parse("HERALD_LOG_FORMAT", expected: "json or text") { LogFormat(rawValue: $0.lowercased()) } ?? .json
+        configPath = reader.string("HERALD_CONFIG")
+        let seconds = try reader.parse("HERALD_SHUTDOWN_TIMEOUT", expected: "a positive number of seconds") { Double($0).flatMap { $0 > 0 ? $0 : nil } } ?? 30
+        shutdownTimeout = .milliseconds(Int64(seconds * 1000))
     }
 }

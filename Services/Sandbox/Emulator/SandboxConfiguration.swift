@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// How the sandbox runs: its HTTPS port, the names its certificate covers, the FCM service
 /// accounts and HMS clients it accepts, and where it writes its CA and demo credentials.
@@ -51,43 +52,33 @@ public struct SandboxConfiguration: Sendable {
         self.tokenLifetime = tokenLifetime
     }
 
+    /// Reads the `HERALD_SANDBOX_*` variables; problems are `ConfigurationError`s naming the variable.
     public static func fromEnvironment(_ environment: [String: String], dataDirectory: URL, httpHost: String) throws -> SandboxConfiguration {
-        func value(_ key: String) -> String? {
-            guard let text = environment[key]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-            return text
-        }
-        func list(_ key: String) -> [String] {
-            value(key)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
-        }
+        let reader = EnvironmentReader(environment)
         var configuration = SandboxConfiguration(httpsHost: httpHost)
-        if let port = value("HERALD_SANDBOX_HTTPS_PORT") {
-            if port.lowercased() == "off" {
-                configuration.httpsPort = nil
-            } else {
-                guard let number = Int(port), (0...65535).contains(number) else {
-                    throw SandboxError("HERALD_SANDBOX_HTTPS_PORT: \"\(port)\" is not a port number or off")
-                }
-                configuration.httpsPort = number
-            }
+        if reader.string("HERALD_SANDBOX_HTTPS_PORT")?.lowercased() == "off" {
+            configuration.httpsPort = nil
+        } else if let port = try reader.parse("HERALD_SANDBOX_HTTPS_PORT", expected: "a port number (0-65535) or off", {
+            Int($0).flatMap { (0...65535).contains($0) ? $0 : nil }
+        }) {
+            configuration.httpsPort = port
         }
-        configuration.hostnames = list("HERALD_SANDBOX_HOSTNAMES")
-        configuration.directory = value("HERALD_SANDBOX_DIR").map { URL(fileURLWithPath: $0, isDirectory: true) }
+        configuration.hostnames = reader.list("HERALD_SANDBOX_HOSTNAMES")
+        configuration.directory = reader.string("HERALD_SANDBOX_DIR").map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? dataDirectory.appendingPathComponent("sandbox", isDirectory: true)
-        configuration.serviceAccounts = try list("HERALD_SANDBOX_FCM_ACCOUNTS").map { path in
+        configuration.serviceAccounts = try reader.list("HERALD_SANDBOX_FCM_ACCOUNTS").map { path in
             do {
                 return try ServiceAccount.load(from: URL(fileURLWithPath: path))
             } catch {
-                throw SandboxError("HERALD_SANDBOX_FCM_ACCOUNTS: cannot read \(path): \(error)")
+                throw ConfigurationError(.invalidFile, setting: "HERALD_SANDBOX_FCM_ACCOUNTS", "cannot read \(path): \(error)")
             }
         }
-        if let capacity = value("HERALD_SANDBOX_INBOX_CAPACITY") {
-            guard let number = Int(capacity), number > 0 else { throw SandboxError("HERALD_SANDBOX_INBOX_CAPACITY: \"\(capacity)\" is not a positive number") }
-            configuration.inboxCapacity = number
-        }
-        if let lifetime = value("HERALD_SANDBOX_TOKEN_LIFETIME") {
-            guard let seconds = Double(lifetime), seconds > 0 else { throw SandboxError("HERALD_SANDBOX_TOKEN_LIFETIME: \"\(lifetime)\" is not a positive number of seconds") }
-            configuration.tokenLifetime = seconds
-        }
+        configuration.inboxCapacity = try reader.parse("HERALD_SANDBOX_INBOX_CAPACITY", expected: "a positive number") {
+            Int($0).flatMap { $0 > 0 ? $0 : nil }
+        } ?? configuration.inboxCapacity
+        configuration.tokenLifetime = try reader.parse("HERALD_SANDBOX_TOKEN_LIFETIME", expected: "a positive number of seconds") {
+            Double($0).flatMap { $0 > 0 ? $0 : nil }
+        } ?? configuration.tokenLifetime
         return configuration
     }
 }

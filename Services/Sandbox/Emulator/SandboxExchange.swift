@@ -14,14 +14,7 @@ public struct SandboxRequest: Sendable {
         self.method = method.uppercased()
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         path = String(parts.first ?? "")
-        var query: [String: String] = [:]
-        if parts.count > 1 {
-            for pair in parts[1].split(separator: "&") {
-                let keyValue = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
-                query[keyValue[0]] = keyValue.count > 1 ? keyValue[1] : ""
-            }
-        }
-        self.query = query
+        query = parts.count > 1 ? SandboxHTTP.form(Data(parts[1].utf8)) : [:]
         self.headers = headers
         self.body = body
     }

@@ -37,7 +37,7 @@ enum SandboxHTTP {
         return result + "\""
     }
 
-    /// `application/x-www-form-urlencoded` fields.
+    /// `application/x-www-form-urlencoded` fields (form bodies and query strings alike).
     static func form(_ data: Data) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {

@@ -11,7 +11,7 @@ public enum SandboxServer {
     public static func https(
         _ sandbox: Sandbox, host: String, port: Int, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> some Service {
+    ) -> some Service {
         SandboxTLSServer(sandbox: sandbox, host: host, port: port, logger: logger, onRunning: onRunning)
     }
 
@@ -47,7 +47,7 @@ public final class RunningSandbox: Sendable {
         let sandbox = try Sandbox(configuration: configuration, logger: logger)
         let ports = PortWaiter()
         let http = SandboxServer.http(sandbox, host: "127.0.0.1", port: 0, logger: logger) { await ports.set(\.http, $0) }
-        let https = try SandboxServer.https(sandbox, host: "127.0.0.1", port: 0, logger: logger) { await ports.set(\.https, $0) }
+        let https = SandboxServer.https(sandbox, host: "127.0.0.1", port: 0, logger: logger) { await ports.set(\.https, $0) }
         let group = ServiceGroup(services: [http, https], logger: logger)
         let task = Task { try await group.run() }
         let (httpPort, httpsPort) = try await ports.wait(task: task)

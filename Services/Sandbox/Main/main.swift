@@ -24,7 +24,7 @@ await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker:
     if let port = configuration.httpsPort {
         let ready = ReadinessProbe()
         runtime.readiness.register("https") { ready.holds }
-        services.append(try SandboxServer.https(sandbox, host: configuration.httpsHost, port: port, logger: runtime.logger) { _ in
+        services.append(SandboxServer.https(sandbox, host: configuration.httpsHost, port: port, logger: runtime.logger) { _ in
             ready.attach { true }
         })
     }
