@@ -8,7 +8,7 @@ let services: [(product: String, target: String, path: String?)] = [
     ("herald-gateway", "Gateway", nil),
     ("herald-registration", "Registration", nil),
     ("herald-preferences", "Preferences", nil),
-    ("herald-encryption", "Encryption", nil),
+    ("herald-encryption", "Encryption", "Services/Encryption/Main"),
     ("herald-fcm", "FCMDispatcher", nil),
     ("herald-hms", "HMSDispatcher", nil),
     ("herald-webhook", "WebhookDispatcher", nil),
@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -51,6 +52,27 @@ let package = Package(
             name: "HeraldModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/HeraldModel"
+        ),
+        .target(
+            name: "HeraldCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Shared/HeraldCrypto"
+        ),
+        .target(
+            name: "ProviderMessages",
+            dependencies: ["HeraldModel"],
+            path: "Shared/ProviderMessages"
+        ),
+        .target(
+            name: "Payloads",
+            dependencies: [
+                "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "Messaging",
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/Encryption/Payloads"
         ),
         .target(
             name: "Messaging",
@@ -113,6 +135,29 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "HeraldCryptoTests",
+            dependencies: [
+                "HeraldCrypto", "HeraldTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/HeraldCryptoTests",
+            exclude: ["Interop"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PayloadsTests",
+            dependencies: [
+                "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/PayloadsTests",
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "MessagingTests",
             dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
             path: "Tests/MessagingTests"
@@ -144,6 +189,7 @@ let package = Package(
         .executableTarget(
             name: $0.target,
             dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
+                + ($0.target == "Encryption" ? ["Payloads"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )

@@ -31,6 +31,18 @@ public struct Outcome: Contract, Hashable {
         self.providerCode = providerCode
         self.at = at
     }
+
+    /// The outcome of `delivery`, for the stages before dispatch.
+    public init(delivery: Delivery, status: OutcomeStatus, reason: String? = nil, at: Date) {
+        self.init(deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, status: status, reason: reason, at: at)
+    }
+
+    /// The outcome of a dispatch request, for the dispatchers.
+    public init(request: DispatchRequest, status: OutcomeStatus, reason: String? = nil, providerCode: String? = nil, at: Date) {
+        self.init(
+            deliveryId: request.deliveryId, eventId: request.eventId, app: request.app, status: status,
+            reason: reason, providerCode: providerCode, at: at)
+    }
 }
 
 public enum OutcomeStatus: String, Codable, Sendable, Hashable, CaseIterable {

@@ -169,9 +169,14 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
         }
     }
 
+    /// A title and body with `{placeholder}`s; either may be left out.
     public struct Template: Codable, Sendable, Hashable {
         public var title: String?
         public var body: String?
+        public init(title: String?, body: String?) {
+            self.title = title
+            self.body = body
+        }
     }
 
     /// Checks what the types cannot, and resolves relative file paths against `folder`.

@@ -17,7 +17,7 @@ public struct Emission: Sendable {
     }
 
     /// An outcome to `herald.outcomes` under its status. Not mandatory: nobody has to listen.
-    public static func outcome(_ outcome: Outcome) throws -> Emission {
-        Emission(try OutgoingMessage(contract: outcome, exchange: HeraldTopology.Exchange.outcomes.name, routingKey: outcome.routingKey))
+    public static func outcome(_ outcome: Outcome, to exchange: ExchangeSpec = HeraldTopology.Exchange.outcomes) throws -> Emission {
+        Emission(try OutgoingMessage(contract: outcome, exchange: exchange.name, routingKey: outcome.routingKey))
     }
 }

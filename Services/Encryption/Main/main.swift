@@ -1,0 +1,8 @@
+// herald-encryption: consumes allowed deliveries, renders, encrypts and sizes each one for its
+// provider, and publishes the dispatch request (or an outcome when it cannot be sent).
+import Payloads
+import ServiceKit
+
+await ServiceRuntime.main(name: "herald-encryption", defaultPort: 8083) { runtime in
+    ([EncryptionStage.make(runtime: runtime)], { _ in })
+}

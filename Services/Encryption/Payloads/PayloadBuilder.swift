@@ -1,0 +1,177 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import ProviderMessages
+import ServiceKit
+
+/// Turns an allowed delivery into the provider payload for its device: renders the alert,
+/// builds the data map, encrypts it per the policy, and degrades it until it fits the
+/// provider's limit. Pure and synchronous: the encryption stage calls it once per delivery.
+public struct PayloadBuilder: Sendable {
+    /// What becomes of one delivery.
+    public enum Decision: Sendable, Hashable {
+        /// Publish this request; `variant` and `scheme` say which form was chosen.
+        case dispatch(DispatchRequest, variant: DataMap.Variant, scheme: String?)
+        /// The delivery's TTL ran out before it got here.
+        case expired(String)
+        case failed(PayloadFailure)
+    }
+
+    private let apps: AppsConfiguration
+    private let renderers: [String: TemplateRenderer]
+    private let defaultRenderer = TemplateRenderer()
+
+    public init(apps: AppsConfiguration = AppsConfiguration()) {
+        self.apps = apps
+        renderers = apps.apps.mapValues { TemplateRenderer(templates: $0.templates) }
+    }
+
+    /// Decides the payload of `delivery` as of `now`.
+    public func build(_ delivery: Delivery, now: Date = Date()) -> Decision {
+        let expiresAt = delivery.options.ttlSeconds.map { delivery.occurredAt.addingTimeInterval(TimeInterval($0)) }
+        if let expiresAt, expiresAt <= now {
+            return .expired("TTL of \(delivery.options.ttlSeconds ?? 0) s ran out at \(HeraldJSON.formatTimestamp(expiresAt))")
+        }
+        do {
+            return try build(delivery, expiresAt: expiresAt, now: now)
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private func build(_ delivery: Delivery, expiresAt: Date?, now: Date) throws(PayloadFailure) -> Decision {
+        let device = delivery.device
+        try checkDataKeys(delivery.data, platform: device.platform, inClear: false)
+        let renderer = renderers[delivery.app] ?? defaultRenderer
+        let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
+        let recipient = try recipient(of: delivery)
+        let isIOS = device.os == .ios
+
+        var request = DispatchRequest(
+            deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
+            platform: device.platform, deviceId: device.id, token: device.token, os: device.os, data: [:],
+            ttlSeconds: delivery.options.ttlSeconds,
+            priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
+            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt)
+
+        for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
+            let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
+            guard let recipient else {
+                try checkDataKeys(delivery.data, platform: device.platform, inClear: true)
+                request.data = plain
+                request.notification = alert
+                request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: false, contentAvailable: alert == nil) : nil
+                if fits(request, now: now) { return .dispatch(request, variant: variant, scheme: nil) }
+                continue
+            }
+            let plaintext = Self.plaintext(plain, alert: alert)
+            // Measure with a stand-in of the exact length, encrypt only the variant that fits.
+            request.data = ["herald": DataMap.version, "enc": recipient.scheme, "kid": recipient.keyId,
+                            "payload": String(repeating: "A", count: recipient.payloadLength(plaintextCount: plaintext.count))]
+            request.notification = isIOS ? try renderer.render(.template(name: TemplateRenderer.encryptedTemplate, args: [:]), locale: device.locale, context: [:], data: [:]) : nil
+            request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false) : nil
+            guard fits(request, now: now) else { continue }
+            request.data["payload"] = try recipient.encrypt(plaintext)
+            return .dispatch(request, variant: variant, scheme: recipient.scheme)
+        }
+        throw PayloadFailure(.tooBig, "the payload exceeds the \(device.platform.rawValue) limit even as \(DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData).last!.rawValue)")
+    }
+
+    /// Whether the request is within its provider's limit. Webhooks have none.
+    private func fits(_ request: DispatchRequest, now: Date) -> Bool {
+        switch request.platform {
+        case .fcm: FCMMessage.dataSize(request.data) <= FCMMessage.dataLimit
+        case .hms: HMSMessage(request, now: now).bodyByteCount <= HMSMessage.bodyLimit
+        case .webhook: true
+        }
+    }
+
+    /// Herald's own keys are refused always; FCM's only where the data travels in clear
+    /// (inside an encrypted payload any key is fine).
+    private func checkDataKeys(_ data: [String: String], platform: Platform, inClear: Bool) throws(PayloadFailure) {
+        for key in data.keys.sorted() {
+            if !inClear, DataMap.reservedKeys.contains(key) {
+                throw PayloadFailure(.reservedDataKey, "data key \"\(key)\" is reserved by Herald")
+            }
+            if inClear, platform == .fcm, FCMMessage.isReservedDataKey(key) {
+                throw PayloadFailure(.reservedDataKey, "data key \"\(key)\" is reserved by FCM")
+            }
+        }
+    }
+
+    /// The key to encrypt to, per the policy: the address's RSA key when the audience was an
+    /// address, else the device's Web Push key; nil to send plain.
+    private func recipient(of delivery: Delivery) throws(PayloadFailure) -> Recipient? {
+        let policy = delivery.options.encryption ?? apps.apps[delivery.app]?.encryption ?? .preferred
+        if policy == .none { return nil }
+        do {
+            if let address = delivery.addressKey {
+                return .jwe(try RSAEncryptionKey(address.publicKey), keyId: address.keyId)
+            }
+            if let key = delivery.device.key {
+                return .webPush(try WebPushKey(p256dh: key.p256dh, auth: key.auth), keyId: key.keyId)
+            }
+        } catch let error as HeraldCryptoError {
+            throw PayloadFailure(.invalidKey, "the registered key cannot be used: \(error)")
+        } catch {
+            throw PayloadFailure(.invalidKey, "the registered key cannot be used: \(error)")
+        }
+        if policy == .required {
+            throw PayloadFailure(.keyMissing, "encryption is required but device \(delivery.device.id) has no key registered\(delivery.context["emailAddressId"].map { " and address \($0) has none either" } ?? "")")
+        }
+        return nil
+    }
+
+    /// The UTF-8 JSON the recipient decrypts: the plain map, and the alert when there is one.
+    static func plaintext(_ plain: [String: String], alert: DispatchRequest.Notification?) -> Data {
+        var object: [String: Any] = plain
+        if let alert {
+            var rendered: [String: String] = [:]
+            rendered["title"] = alert.title
+            rendered["body"] = alert.body
+            object["alert"] = rendered
+        }
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    }
+
+    /// A key to encrypt to, with the id the app gave it.
+    enum Recipient {
+        case webPush(WebPushKey, keyId: String)
+        case jwe(RSAEncryptionKey, keyId: String)
+
+        var scheme: String {
+            switch self {
+            case .webPush: WebPushEncryption.scheme
+            case .jwe: JWE.scheme
+            }
+        }
+
+        var keyId: String {
+            switch self {
+            case .webPush(_, let id), .jwe(_, let id): id
+            }
+        }
+
+        /// The length of the `payload` value for a plaintext of `count` bytes.
+        func payloadLength(plaintextCount count: Int) -> Int {
+            switch self {
+            case .webPush: (WebPushEncryption.encryptedSize(plaintextCount: count) * 4 + 2) / 3
+            case .jwe(let key, let id): JWE.compactSize(plaintextCount: count, keyBits: key.bits, keyId: id)
+            }
+        }
+
+        func encrypt(_ plaintext: Data) throws(PayloadFailure) -> String {
+            do {
+                switch self {
+                case .webPush(let key, _):
+                    // One record always; only webhook payloads outgrow the usual 4096 bytes.
+                    let recordSize = max(WebPushEncryption.defaultRecordSize, plaintext.count + 17)
+                    return Base64URL.encode(try WebPushEncryption.encrypt(plaintext, to: key, recordSize: recordSize))
+                case .jwe(let key, let id): return try JWE.encrypt(plaintext, to: key, keyId: id)
+                }
+            } catch {
+                throw PayloadFailure(.invalidKey, "encryption failed: \(error)")
+            }
+        }
+    }
+}

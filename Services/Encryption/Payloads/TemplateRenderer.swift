@@ -1,0 +1,103 @@
+import HeraldModel
+import ServiceKit
+
+/// Renders an alert for a device: a literal alert as given, or a template chosen by name
+/// and the device's locale, with `{placeholder}`s filled from the alert's arguments, then
+/// the event's context, then its data.
+///
+/// Lookup, for template `name` and locale `et-EE`: the app's templates for `et-EE`, `et`,
+/// `default`, `en`; then Herald's built-in template. With an argument `messageType`
+/// (`image`, `custom`), `name.messageType` is looked up first, so an image message can
+/// have its own text.
+public struct TemplateRenderer: Sendable {
+    public typealias Template = AppConfiguration.Template
+
+    /// Herald's own templates: the chat defaults, and the neutral alert of encrypted iOS pushes.
+    public static let builtIn: [String: Template] = [
+        "channel.created": Template(title: "{channel}", body: "You're now member of {channel}!"),
+        "member.joined": Template(title: "{user}", body: "{user} has joined {channel}"),
+        "message.created": Template(title: "{user} ({channel})", body: "{text}"),
+        "message.created.image": Template(title: "{user} ({channel})", body: "Image Message"),
+        "message.created.custom": Template(title: "{user} ({channel})", body: "Special message"),
+        encryptedTemplate: Template(title: nil, body: "New notification"),
+    ]
+
+    /// The template name of the neutral alert shown on iOS for an encrypted push; apps can
+    /// override it like any other template.
+    public static let encryptedTemplate = "herald.encrypted"
+
+    /// The app's templates: by name, then locale.
+    public let templates: [String: [String: Template]]
+
+    public init(templates: [String: [String: Template]] = [:]) {
+        self.templates = templates
+    }
+
+    /// The title and body to show, or nil when the alert is nil.
+    public func render(_ alert: Alert?, locale: String?, context: [String: String], data: [String: String]) throws(PayloadFailure) -> DispatchRequest.Notification? {
+        switch alert {
+        case nil:
+            return nil
+        case .literal(let title, let body):
+            return DispatchRequest.Notification(title: title, body: body)
+        case .template(let name, let args):
+            var names = [name]
+            if let type = args["messageType"] ?? context["messageType"] ?? data["messageType"], !type.isEmpty {
+                names.insert("\(name).\(type)", at: 0)
+            }
+            guard let template = names.lazy.compactMap({ self.template(named: $0, locale: locale) }).first else {
+                throw PayloadFailure(.unknownTemplate, "no template \"\(name)\" for locale \(locale ?? "-") in the app's configuration or Herald's built-ins")
+            }
+            func value(_ key: String) -> String? { args[key] ?? context[key] ?? data[key] }
+            return DispatchRequest.Notification(
+                title: template.title.map { Self.fill($0, value) },
+                body: template.body.map { Self.fill($0, value) })
+        }
+    }
+
+    /// The template `name` for `locale`, following the lookup order above.
+    public func template(named name: String, locale: String?) -> Template? {
+        if let byLocale = templates[name] {
+            for candidate in Self.localeCandidates(locale) {
+                if let template = byLocale[candidate] { return template }
+            }
+        }
+        return Self.builtIn[name]
+    }
+
+    /// `et_EE` → [`et-EE`, `et`, `default`, `en`].
+    static func localeCandidates(_ locale: String?) -> [String] {
+        var candidates: [String] = []
+        if let locale, !locale.isEmpty {
+            let normalized = locale.replacingOccurrences(of: "_", with: "-")
+            candidates.append(normalized)
+            if let language = normalized.split(separator: "-").first, language.count < normalized.count {
+                candidates.append(String(language))
+            }
+        }
+        for fallback in ["default", "en"] where !candidates.contains(fallback) { candidates.append(fallback) }
+        return candidates
+    }
+
+    /// Replaces each `{name}` with its value; unknown names become empty text.
+    static func fill(_ text: String, _ value: (String) -> String?) -> String {
+        var result = ""
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                rest = rest[open...]
+                break
+            }
+            let name = rest[rest.index(after: open)..<close]
+            if name.isEmpty || name.contains(where: { $0.isWhitespace || $0 == "{" }) {
+                result += rest[open...open]
+                rest = rest[rest.index(after: open)...]
+                continue
+            }
+            result += value(String(name)) ?? ""
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HeraldModel
+
+/// The FCM HTTP v1 `message` for one dispatch request: token, data, notification, Android
+/// TTL, priority and collapse key, and for iOS devices the APNs headers and `aps` payload.
+/// The FCM dispatcher sends it; the encryption stage measures it against FCM's limit.
+public struct FCMMessage: Encodable, Sendable, Hashable {
+    /// FCM's limit on a message to a token: the bytes of the data map's keys and values.
+    public static let dataLimit = 4096
+    /// Data keys FCM refuses (exact names); keys starting with `google.` or `gcm.` are refused too.
+    public static let reservedDataKeys: Set<String> = ["from", "message_type", "notification"]
+    /// FCM's longest TTL, four weeks.
+    public static let maximumTTL = 2_419_200
+
+    public var token: String
+    public var data: [String: String]?
+    public var notification: Notification?
+    public var android: Android?
+    public var apns: APNs?
+
+    public struct Notification: Encodable, Sendable, Hashable {
+        public var title: String?
+        public var body: String?
+    }
+
+    public struct Android: Encodable, Sendable, Hashable {
+        public var collapseKey: String?
+        public var priority: String
+        public var ttl: String?
+        enum CodingKeys: String, CodingKey {
+            case collapseKey = "collapse_key", priority, ttl
+        }
+    }
+
+    public struct APNs: Encodable, Sendable, Hashable {
+        public var headers: [String: String]
+        /// Left out when `aps` would be empty (a plain alert lives in `notification`).
+        public var payload: Payload?
+    }
+
+    public struct Payload: Encodable, Sendable, Hashable {
+        public var aps: APS
+    }
+
+    public struct APS: Encodable, Sendable, Hashable {
+        public var mutableContent: Int? = nil
+        public var contentAvailable: Int? = nil
+        enum CodingKeys: String, CodingKey {
+            case mutableContent = "mutable-content", contentAvailable = "content-available"
+        }
+    }
+
+    /// Builds the message for `request` as sent at `now`: the TTL is what remains until
+    /// `expiresAt`, so a retried message does not outlive the original request.
+    public init(_ request: DispatchRequest, now: Date = Date()) {
+        token = request.token
+        data = request.data.isEmpty ? nil : request.data
+        notification = request.notification.map { Notification(title: $0.title, body: $0.body) }
+        let ttl = Self.remainingTTL(request, now: now)
+        android = Android(
+            collapseKey: request.collapseKey,
+            priority: request.priority == .high ? "HIGH" : "NORMAL",
+            ttl: ttl.map { "\($0)s" })
+        if request.os == .ios {
+            let hints = request.ios ?? DispatchRequest.IOSHints()
+            let background = request.notification == nil
+            var headers = [
+                "apns-priority": background || request.priority == .normal ? "5" : "10",
+                "apns-push-type": background ? "background" : "alert",
+            ]
+            if let expiresAt = request.expiresAt { headers["apns-expiration"] = String(Int(expiresAt.timeIntervalSince1970.rounded(.up))) }
+            if let collapseKey = request.collapseKey { headers["apns-collapse-id"] = String(collapseKey.utf8.prefix(64)) ?? collapseKey }
+            let aps = APS(
+                mutableContent: hints.mutableContent ? 1 : nil,
+                contentAvailable: hints.contentAvailable || background ? 1 : nil)
+            apns = APNs(headers: headers, payload: aps == APS() ? nil : Payload(aps: aps))
+        }
+    }
+
+    /// Seconds left until the request expires (at least 0, at most FCM's four weeks), or the
+    /// request's TTL when it has no expiry, or nil for the provider default.
+    static func remainingTTL(_ request: DispatchRequest, now: Date) -> Int? {
+        if let expiresAt = request.expiresAt {
+            return min(maximumTTL, max(0, Int(expiresAt.timeIntervalSince(now).rounded(.down))))
+        }
+        return request.ttlSeconds.map { min(maximumTTL, max(0, $0)) }
+    }
+
+    /// The HTTP body of `messages:send`.
+    public func requestBody(validateOnly: Bool = false) throws -> Data {
+        struct Body: Encodable {
+            var validate_only: Bool?
+            var message: FCMMessage
+        }
+        return try Self.encoder.encode(Body(validate_only: validateOnly ? true : nil, message: self))
+    }
+
+    /// The bytes FCM counts against its limit: the keys and values of the data map.
+    public static func dataSize(_ data: [String: String]) -> Int {
+        data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// Whether FCM refuses `key` as a data key.
+    public static func isReservedDataKey(_ key: String) -> Bool {
+        reservedDataKeys.contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.")
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HeraldModel
+
+/// The Huawei Push Kit v1 `message` for one dispatch request (or several with the same
+/// payload): the data map as one JSON string, the notification, Android urgency, TTL and
+/// collapse key, and the tokens. The HMS dispatcher sends it; the encryption stage measures
+/// it against Push Kit's limit.
+public struct HMSMessage: Encodable, Sendable, Hashable {
+    /// Push Kit's limit on the message body, tokens not counted.
+    public static let bodyLimit = 4096
+
+    public var data: String?
+    public var notification: Notification?
+    public var android: Android
+    public var token: [String]
+
+    public struct Notification: Encodable, Sendable, Hashable {
+        public var title: String?
+        public var body: String?
+    }
+
+    public struct Android: Encodable, Sendable, Hashable {
+        public var collapseKey: Int?
+        public var urgency: String
+        public var ttl: String?
+        public var notification: AndroidNotification?
+        enum CodingKeys: String, CodingKey {
+            case collapseKey = "collapse_key", urgency, ttl, notification
+        }
+    }
+
+    /// Push Kit needs a click action on notification messages; type 3 opens the app.
+    public struct AndroidNotification: Encodable, Sendable, Hashable {
+        public var clickAction: ClickAction
+        enum CodingKeys: String, CodingKey { case clickAction = "click_action" }
+    }
+
+    public struct ClickAction: Encodable, Sendable, Hashable {
+        public var type: Int
+    }
+
+    /// Builds the message for `request` (and `tokens`, by default its own), as sent at `now`.
+    /// Push Kit's collapse key is a number from -1 to 100: other collapse keys are left out.
+    public init(_ request: DispatchRequest, tokens: [String]? = nil, now: Date = Date()) {
+        data = request.data.isEmpty ? nil : String(decoding: (try? FCMMessage.encoder.encode(request.data)) ?? Data(), as: UTF8.self)
+        notification = request.notification.map { Notification(title: $0.title, body: $0.body) }
+        android = Android(
+            collapseKey: request.collapseKey.flatMap(Int.init).flatMap { (-1...100).contains($0) ? $0 : nil },
+            urgency: request.priority == .high ? "HIGH" : "NORMAL",
+            ttl: FCMMessage.remainingTTL(request, now: now).map { "\($0)s" },
+            notification: request.notification == nil ? nil : AndroidNotification(clickAction: ClickAction(type: 3)))
+        token = tokens ?? [request.token]
+    }
+
+    /// The HTTP body of `messages:send`.
+    public func requestBody(validateOnly: Bool = false) throws -> Data {
+        struct Body: Encodable {
+            var validate_only: Bool?
+            var message: HMSMessage
+        }
+        return try FCMMessage.encoder.encode(Body(validate_only: validateOnly ? true : nil, message: self))
+    }
+
+    /// The bytes Push Kit counts against its limit: the message without its tokens, encoded
+    /// with escaped slashes (the longer form, so a message that fits here fits there).
+    public var bodyByteCount: Int {
+        (try? JSONEncoder().encode(WithoutTokens(message: self)).count) ?? Int.max
+    }
+
+    private enum CodingKeys: String, CodingKey { case data, notification, android, token }
+
+    /// The message as Push Kit measures it.
+    private struct WithoutTokens: Encodable {
+        let message: HMSMessage
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(message.data, forKey: .data)
+            try container.encodeIfPresent(message.notification, forKey: .notification)
+            try container.encode(message.android, forKey: .android)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import Payloads
+import ServiceKit
+import Testing
+
+/// The encryption policy and the other reasons a delivery is not sent as is.
+struct PolicyTests {
+    typealias S = PayloadSamples
+
+    static func decision(_ delivery: Delivery, apps: AppsConfiguration = AppsConfiguration()) -> PayloadBuilder.Decision {
+        PayloadBuilder(apps: apps).build(delivery, now: S.now)
+    }
+
+    static func scheme(_ decision: PayloadBuilder.Decision) -> String? {
+        if case .dispatch(_, _, let scheme) = decision { return scheme }
+        return "not dispatched"
+    }
+
+    @Test func requiredWithoutAnyKeyFailsWithAClearReason() {
+        var email = S.sudoEmail(S.device(.fcm, os: .android))
+        email.addressKey = nil
+        guard case .failed(let failure) = Self.decision(email) else { Issue.record("not failed"); return }
+        #expect(failure.reason == .keyMissing)
+        #expect(failure.message.contains("required") && failure.message.contains("addr-1"))
+    }
+
+    @Test func preferredEncryptsWhenTheDeviceHasAKeyAndSendsPlainWhenNot() {
+        var withKey = S.smartIDAuth(S.device(.fcm, os: .android, key: S.deviceKey))
+        withKey.options.encryption = .preferred
+        #expect(Self.scheme(Self.decision(withKey)) == "aes128gcm")
+        var withoutKey = withKey
+        withoutKey.device.key = nil
+        #expect(Self.scheme(Self.decision(withoutKey)) == nil)
+    }
+
+    @Test func noneSendsPlainEvenWithAKey() {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android, key: S.deviceKey))
+        delivery.options.encryption = EncryptionPolicy.none
+        #expect(Self.scheme(Self.decision(delivery)) == nil)
+    }
+
+    @Test func theAppsPolicyAppliesWhenTheEventHasNone() throws {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android))
+        delivery.options.encryption = nil
+        let apps = AppsConfiguration(apps: ["smartid": AppConfiguration(encryption: .required)])
+        guard case .failed(let failure) = Self.decision(delivery, apps: apps) else { Issue.record("not failed"); return }
+        #expect(failure.reason == .keyMissing)
+    }
+
+    @Test func theAddressKeyWinsOverTheDeviceKey() {
+        var email = S.sudoEmail(S.device(.fcm, os: .android, key: S.deviceKey))
+        email.options.encryption = .preferred
+        #expect(Self.scheme(Self.decision(email)) == "jwe")
+    }
+
+    @Test func anEncryptedPushIsDataOnlyOnAndroidAndCarriesANeutralAlertAndMutableContentOnIOS() throws {
+        guard case .dispatch(let android, _, _) = Self.decision(S.upstraMessage(S.device(.fcm, os: .android, key: S.deviceKey))),
+              case .dispatch(let ios, _, _) = Self.decision(S.upstraMessage(S.device(.fcm, os: .ios, key: S.deviceKey))) else {
+            Issue.record("not dispatched"); return
+        }
+        #expect(android.notification == nil && android.ios == nil)
+        #expect(ios.notification == .init(title: nil, body: "New notification"))
+        #expect(ios.ios == .init(mutableContent: true, contentAvailable: false))
+        let plaintext = try WebPushEncryption.decrypt(Base64URL.decode(ios.data["payload"]!)!, privateKey: S.devicePrivateKey, authSecret: S.deviceAuth)
+        let object = try JSONSerialization.jsonObject(with: plaintext) as? [String: Any]
+        #expect(object?["alert"] as? [String: String] == ["title": "Ann (Design)", "body": "Lunch at 12?"])
+    }
+
+    @Test func anUnusableRegisteredKeyFailsTheDelivery() {
+        let broken = DeviceKey(keyId: "k", p256dh: Base64URL.encode(Data(repeating: 4, count: 97)), auth: S.deviceKey.auth)
+        guard case .failed(let failure) = Self.decision(S.smartIDAuth(S.device(.fcm, os: .android, key: broken))) else { Issue.record("not failed"); return }
+        #expect(failure.reason == .invalidKey && failure.message.contains("P-384"))
+    }
+
+    @Test func aDeliveryWhoseTTLRanOutIsExpired() {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android))
+        delivery.options.ttlSeconds = 1
+        guard case .expired(let reason) = Self.decision(delivery) else { Issue.record("not expired"); return }
+        #expect(reason.contains("TTL"))
+    }
+
+    @Test func theRequestCarriesTheExpiryPriorityAndCollapseKey() {
+        guard case .dispatch(let request, _, _) = Self.decision(S.smartIDAuth(S.device(.fcm, os: .android))) else { Issue.record("not dispatched"); return }
+        #expect(request.expiresAt == S.occurredAt.addingTimeInterval(120))
+        #expect(request.priority == .high, "critical events default to high priority")
+        #expect(request.attempt == 1)
+        #expect(request.deliveryId == Delivery.makeId(app: "smartid", eventId: "9f1c7a4e-smartid", deviceId: "device-fcm-android"))
+    }
+
+    @Test(arguments: ["herald", "kind", "payload"])
+    func dataKeysHeraldReservesFailTheDelivery(key: String) {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android))
+        delivery.data[key] = "x"
+        guard case .failed(let failure) = Self.decision(delivery) else { Issue.record("not failed"); return }
+        #expect(failure.reason == .reservedDataKey && failure.message.contains(key))
+    }
+
+    @Test func dataKeysFCMReservesFailOnlyWhenSentInClear() {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android))
+        delivery.data["google.x"] = "1"
+        guard case .failed(let failure) = Self.decision(delivery) else { Issue.record("not failed"); return }
+        #expect(failure.message.contains("FCM"))
+        delivery.device.key = S.deviceKey
+        #expect(Self.scheme(Self.decision(delivery)) == "aes128gcm")
+        delivery.device.key = nil
+        delivery.device.platform = .hms
+        #expect(Self.scheme(Self.decision(delivery)) == nil, "Push Kit has no such rule")
+    }
+}
