@@ -20,6 +20,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
+        .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.10.0"..<"5.0.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -58,6 +60,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
             ],
             path: "Shared/HeraldCrypto"
         ),
@@ -123,6 +126,17 @@ let package = Package(
             dependencies: ["Messaging", "HeraldModel"],
             path: "Benchmarks/MessagingBenchmark"
         ),
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: [
+                "Payloads", "HeraldCrypto", "HeraldModel", "Messaging", "ServiceKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/EncryptionBenchmark"
+        ),
         .target(
             name: "HeraldTestSupport",
             dependencies: ["Messaging", "HeraldModel", .product(name: "Logging", package: "swift-log")],
@@ -174,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "ProviderSandboxTests",
             dependencies: [
-                "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel",
+                "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Payloads", "ProviderMessages", "HeraldCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

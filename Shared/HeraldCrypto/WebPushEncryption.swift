@@ -31,7 +31,7 @@ public enum WebPushEncryption {
         guard plaintext.count + 1 + tagSize <= recordSize, recordSize <= Int(UInt32.max) else {
             throw HeraldCryptoError(.messageTooLarge, "\(plaintext.count) bytes do not fit one record of \(recordSize) bytes")
         }
-        let sender = senderKey ?? P256.KeyAgreement.PrivateKey()
+        let sender = senderKey ?? freshSenderKey()
         let senderPublic = sender.publicKey.x963Representation
         let shared = try sender.sharedSecretFromKeyAgreement(with: key.publicKey)
         let keys = deriveKeys(
@@ -110,6 +110,17 @@ public enum WebPushEncryption {
             sequence += 1
         }
         return plaintext
+    }
+
+    /// A new ephemeral key for one message: a uniformly random scalar from the system CSPRNG
+    /// (redrawn in the 2^-32 case that it is not below the group order). Same distribution as
+    /// `P256.KeyAgreement.PrivateKey()`, whose generation adds a pairwise consistency check
+    /// that costs more here than the whole rest of the encryption.
+    static func freshSenderKey() -> P256.KeyAgreement.PrivateKey {
+        while true {
+            let scalar = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) { return key }
+        }
     }
 
     /// RFC 8291 §3.3–3.4 and RFC 8188 §2.2: IKM from the ECDH secret and the auth secret,
