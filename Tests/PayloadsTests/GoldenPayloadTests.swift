@@ -23,10 +23,13 @@ struct GoldenPayloadTests {
             Case(name: "smartid-auth", fcm: S.smartIDAuth(S.device(.fcm, os: .android)), hms: S.smartIDAuth(S.device(.hms, os: .android))),
             Case(name: "smartid-auth-encrypted", fcm: S.smartIDAuth(S.device(.fcm, os: .ios, key: S.deviceKey)), hms: S.smartIDAuth(S.device(.hms, os: .android, key: S.deviceKey))),
             Case(name: "evernym-message", fcm: S.evernymMessage(S.device(.fcm, os: .android, key: S.deviceKey)), hms: S.evernymMessage(S.device(.hms, os: .android))),
+            Case(name: "evernym-message-encrypted", fcm: S.encrypted(S.evernymMessage(S.device(.fcm, os: .ios, key: S.deviceKey))), hms: S.encrypted(S.evernymMessage(S.device(.hms, os: .android, key: S.deviceKey)))),
             Case(name: "upstra-message", fcm: S.upstraMessage(S.device(.fcm, os: .ios)), hms: S.upstraMessage(S.device(.hms, os: .android))),
             Case(name: "upstra-message-encrypted", fcm: S.upstraMessage(S.device(.fcm, os: .android, key: S.deviceKey)), hms: S.upstraMessage(S.device(.hms, os: .android, key: S.deviceKey))),
+            Case(name: "sudo-email-plain", fcm: S.plain(S.sudoEmail(S.device(.fcm, os: .android))), hms: S.plain(S.sudoEmail(S.device(.hms, os: .android)))),
             Case(name: "sudo-email-encrypted", fcm: S.sudoEmail(S.device(.fcm, os: .ios)), hms: S.sudoEmail(S.device(.hms, os: .android))),
             Case(name: "webcom-children-updated", fcm: S.webcomChildren(S.device(.fcm, os: .android)), hms: S.webcomChildren(S.device(.hms, os: .android))),
+            Case(name: "webcom-children-updated-encrypted", fcm: S.encrypted(S.webcomChildren(S.device(.fcm, os: .android, key: S.deviceKey))), hms: S.encrypted(S.webcomChildren(S.device(.hms, os: .android, key: S.deviceKey)))),
             Case(name: "webcom-value-hidden", fcm: S.webcomValue(S.device(.fcm, os: .android), hideData: true), hms: S.webcomValue(S.device(.hms, os: .android), hideData: true)),
         ]
     }()
@@ -39,8 +42,13 @@ struct GoldenPayloadTests {
         var fixture: [String: Any] = [:]
         var plaintexts: [Data] = []
         for (platform, delivery) in [("fcm", sample.fcm), ("hms", sample.hms)] {
-            guard case .dispatch(let request, let variant, let scheme) = builder.build(delivery, now: PayloadSamples.now) else {
-                Issue.record("\(sample.name) \(platform): \(builder.build(delivery, now: PayloadSamples.now))")
+            let decision = builder.build(delivery, now: PayloadSamples.now)
+            if case .failed(let failure) = decision {
+                fixture[platform] = ["outcome": "failed", "reason": failure.message]
+                continue
+            }
+            guard case .dispatch(let request, let variant, let scheme) = decision else {
+                Issue.record("\(sample.name) \(platform): \(decision)")
                 return
             }
             var data = request.data

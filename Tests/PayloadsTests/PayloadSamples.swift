@@ -29,6 +29,21 @@ enum PayloadSamples {
         DeviceTarget(id: "device-\(platform.rawValue)-\(os.rawValue)", platform: platform, token: "token-\(platform.rawValue)-\(os.rawValue)", os: os, userId: "user-1", locale: locale, key: key)
     }
 
+    /// `delivery` with encryption required.
+    static func encrypted(_ delivery: Delivery) -> Delivery {
+        var copy = delivery
+        copy.options.encryption = .required
+        return copy
+    }
+
+    /// `delivery` sent in clear, without its address key.
+    static func plain(_ delivery: Delivery) -> Delivery {
+        var copy = delivery
+        copy.options.encryption = EncryptionPolicy.none
+        copy.addressKey = nil
+        return copy
+    }
+
     static func smartIDAuth(_ device: DeviceTarget) -> Delivery {
         Delivery(
             eventId: "9f1c7a4e-smartid", app: "smartid", source: .smartID, kind: "auth", occurredAt: occurredAt,
