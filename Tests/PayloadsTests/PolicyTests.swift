@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import Payloads
+import ProviderMessages
 import ServiceKit
 import Testing
 
@@ -79,6 +80,14 @@ struct PolicyTests {
         delivery.options.ttlSeconds = 1
         guard case .expired(let reason) = Self.decision(delivery) else { Issue.record("not expired"); return }
         #expect(reason.contains("TTL"))
+    }
+
+    @Test func aTTLOfZeroIsPassedOnAsNowOrNeverNotExpired() {
+        var delivery = S.smartIDAuth(S.device(.fcm, os: .android))
+        delivery.options.ttlSeconds = 0
+        guard case .dispatch(let request, _, _) = Self.decision(delivery) else { Issue.record("not dispatched"); return }
+        #expect(request.ttlSeconds == 0 && request.expiresAt == nil)
+        #expect(FCMMessage(request, now: S.now).android?.ttl == "0s")
     }
 
     @Test func theRequestCarriesTheExpiryPriorityAndCollapseKey() {

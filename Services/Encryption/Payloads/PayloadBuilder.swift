@@ -28,7 +28,8 @@ public struct PayloadBuilder: Sendable {
 
     /// Decides the payload of `delivery` as of `now`.
     public func build(_ delivery: Delivery, now: Date = Date()) -> Decision {
-        let expiresAt = delivery.options.ttlSeconds.map { delivery.occurredAt.addingTimeInterval(TimeInterval($0)) }
+        // A TTL of 0 means "now or never" to the providers: it is passed on, not expired here.
+        let expiresAt = delivery.options.ttlSeconds.flatMap { $0 > 0 ? delivery.occurredAt.addingTimeInterval(TimeInterval($0)) : nil }
         if let expiresAt, expiresAt <= now {
             return .expired("TTL of \(delivery.options.ttlSeconds ?? 0) s ran out at \(HeraldJSON.formatTimestamp(expiresAt))")
         }
