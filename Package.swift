@@ -7,7 +7,7 @@ import PackageDescription
 let services: [(product: String, target: String, path: String?)] = [
     ("herald-gateway", "Gateway", nil),
     ("herald-registration", "Registration", nil),
-    ("herald-preferences", "Preferences", nil),
+    ("herald-preferences", "Preferences", "Services/Preferences/Main"),
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
     ("herald-fcm", "FCMDispatcher", nil),
     ("herald-hms", "HMSDispatcher", nil),
@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.10.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -76,6 +77,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Encryption/Payloads"
+        ),
+        .target(
+            name: "PreferenceRules",
+            dependencies: [
+                "HeraldModel", "ServiceKit", "Messaging",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/Preferences/Rules"
         ),
         .target(
             name: "Messaging",
@@ -139,7 +149,11 @@ let package = Package(
         ),
         .target(
             name: "HeraldTestSupport",
-            dependencies: ["Messaging", "HeraldModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Messaging", "HeraldModel", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/HeraldTestSupport"
         ),
         .testTarget(
@@ -170,6 +184,15 @@ let package = Package(
             ],
             path: "Tests/PayloadsTests",
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PreferenceRulesTests",
+            dependencies: [
+                "PreferenceRules", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/PreferenceRulesTests"
         ),
         .testTarget(
             name: "MessagingTests",
@@ -204,6 +227,7 @@ let package = Package(
             name: $0.target,
             dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
                 + ($0.target == "Encryption" ? ["Payloads"] : [])
+                + ($0.target == "Preferences" ? ["PreferenceRules"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )

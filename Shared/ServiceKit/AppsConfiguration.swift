@@ -81,11 +81,16 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     public var delivery: Delivery
     /// Templates by event kind, then locale (`en`, `et-EE`, …).
     public var templates: [String: [String: Template]]
+    /// Event kinds that are critical for this app (e.g. Smart ID `auth`): they skip the
+    /// user, channel and kind toggles, like events sent with `options.critical`.
+    public var criticalKinds: [String]
 
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, fcm: FCM? = nil,
-        hms: HMS? = nil, delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:]
+        hms: HMS? = nil, delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
+        criticalKinds: [String] = []
     ) {
+        self.criticalKinds = criticalKinds
         self.apiKeys = apiKeys
         self.encryption = encryption
         self.fcm = fcm
@@ -95,7 +100,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case apiKeys, encryption, fcm, hms, delivery, templates
+        case apiKeys, encryption, fcm, hms, delivery, templates, criticalKinds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -106,6 +111,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
         hms = try c.decodeIfPresent(HMS.self, forKey: .hms)
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
+        criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
     }
 
     /// An API key: its SHA-256 (hex), or a file holding the key itself. Scopes default to all.

@@ -1,0 +1,45 @@
+import Foundation
+import HeraldModel
+import Messaging
+import Metrics
+import ServiceKit
+
+/// herald-preferences' filter stage: consumes resolved deliveries and passes each one on to
+/// `herald.deliveries` / `allowed`, or turns it into outcome `filtered` naming the level.
+public enum PreferencesStage {
+    /// Where the stage reads and writes; Herald's topology by default, other names in tests.
+    public struct Routes: Sendable {
+        public var input: QueueSpec
+        public var deliveries: ExchangeSpec
+        public var outcomes: ExchangeSpec
+        public init(
+            input: QueueSpec = HeraldTopology.Queue.preferencesResolved,
+            deliveries: ExchangeSpec = HeraldTopology.Exchange.deliveries,
+            outcomes: ExchangeSpec = HeraldTopology.Exchange.outcomes
+        ) {
+            self.input = input
+            self.deliveries = deliveries
+            self.outcomes = outcomes
+        }
+    }
+
+    public static func make(runtime: ServiceRuntime, store: PreferenceStore, routes: Routes = Routes(), prefetch: UInt16 = 256) -> Stage<Delivery> {
+        let criticalKinds = runtime.apps.apps.mapValues { Set($0.criticalKinds) }
+        let allowed = Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "allowed")])
+        let filtered = Dictionary(uniqueKeysWithValues: FilterLevel.allCases.map {
+            ($0, Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "filtered"), ("level", $0.rawValue)]))
+        })
+        return Stage(consuming: routes.input, prefetch: prefetch, runtime: runtime) { delivery in
+            let critical = delivery.options.critical || criticalKinds[delivery.app]?.contains(delivery.kind) == true
+            switch store.decide(delivery, critical: critical) {
+            case .allow:
+                allowed.increment()
+                return [try .publish(delivery, to: routes.deliveries, routingKey: HeraldTopology.RoutingKey.allowed)]
+            case .filter(let level):
+                filtered[level]?.increment()
+                let outcome = Outcome(delivery: delivery, status: .filtered, reason: "filtered by \(level.rawValue)", at: Date())
+                return [try .outcome(outcome, to: routes.outcomes)]
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+import PreferenceRules
+import ServiceKit
+import Testing
+
+struct PreferenceStoreTests {
+    typealias S = PreferenceSamples
+
+    @Test func everyLevelSurvivesReopeningTheFile() async throws {
+        let directory = S.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let store = try PreferenceStore(directory: directory)
+            try await store.setNetwork(app: "a", enabled: false)
+            try await store.setUser(app: "b", userId: "u1", UserPreferences(enabled: true, mutedKinds: ["sign", "sign", "auth"]))
+            try await store.setChannel(app: "b", userId: "u1", channelId: "c1", enabled: false)
+            _ = try await store.updateConfiguration(app: "b", deviceId: "d1") { $0.set(service: S.sudo, rule: S.rule(sudo: "s1"), enabled: false) }
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(PreferenceStore.fileName).path))
+        let reopened = try PreferenceStore(directory: directory)
+        #expect(reopened.network(app: "a") == false && reopened.network(app: "b") == true)
+        #expect(reopened.user(app: "b", userId: "u1") == UserPreferences(enabled: true, mutedKinds: ["auth", "sign"]))
+        #expect(reopened.channel(app: "b", userId: "u1", channelId: "c1") == false)
+        #expect(reopened.configuration(app: "b", deviceId: "d1").entries == [.init(service: S.sudo, enabled: false, rule: S.rule(sudo: "s1"))])
+        #expect(reopened.decide(S.delivery(app: "a"), critical: true) == .filter(.network))
+        #expect(reopened.decide(S.delivery(app: "b", kind: "sign", context: ["channelId": "c2"]), critical: false) == .filter(.kind))
+        #expect(reopened.decide(S.delivery(app: "b"), critical: false) == .filter(.channel))
+    }
+
+    @Test func concurrentChangesOfOneDeviceAreAllKept() async throws {
+        let directory = S.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try PreferenceStore(directory: directory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<50 {
+                group.addTask { _ = try await store.updateConfiguration(app: "a", deviceId: "d1") { $0.set(service: S.sudo, rule: S.rule(sudo: "s\(n)"), enabled: false) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(store.configuration(app: "a", deviceId: "d1").entries.count == 50)
+        #expect(try PreferenceStore(directory: directory).configuration(app: "a", deviceId: "d1").entries.count == 50)
+    }
+}
+
+@Suite("Preference commands over RPC", .enabled(if: TestBroker.shouldRun))
+struct PreferenceCommandTests {
+    typealias S = PreferenceSamples
+
+    @Test func theGatewaysCommandsAreAnsweredWithTheResultingStateOrATypedError() async throws {
+        let directory = S.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let harness = try StageHarness("prefcommands", exchanges: [:], queues: [:])
+        let queue = QueueSpec("test.prefcommands.\(UUID().uuidString.prefix(8))", kind: .classic, durable: false, autoDelete: true)
+        try await TestBroker.admin.declare(AMQPTopology(queues: [queue]))
+        let commands = PreferenceCommands(store: try PreferenceStore(directory: directory))
+        let server = CommandServer(queue: queue, runtime: harness.runtime, handler: commands.handle)
+        try await harness.run([server], collecting: []) { _ in
+            try await eventually("the server to be ready") { harness.runtime.readiness.isReady }
+            let client = RPCClient(configuration: TestBroker.configuration("prefcommands-client"))
+            func call(_ command: PreferenceCommand) async throws -> PreferenceReply {
+                try await client.call(command, type: PreferenceCommand.contractName, queue: queue.name, expecting: PreferenceReply.self)
+            }
+            #expect(try await call(.setUser(app: "chat", userId: "u1", preferences: UserPreferences(enabled: false, mutedKinds: ["member.joined"]))).user
+                    == UserPreferences(enabled: false, mutedKinds: ["member.joined"]))
+            #expect(try await call(.getUser(app: "chat", userId: "u1")).user?.enabled == false)
+            #expect(try await call(.setNetwork(app: "chat", enabled: false)).networkEnabled == false)
+            #expect(try await call(.getChannel(app: "chat", userId: "u1", channelId: "c1")).channelEnabled == true)
+            let configuration = try await call(.initializeService(app: "sudo", deviceId: "d1", service: S.sudo)).configuration
+            #expect(configuration?.entries == [.init(service: S.sudo, enabled: true)])
+            await #expect(throws: CommandError(code: "invalid-userId", detail: "userId must be 1 to 256 bytes")) {
+                _ = try await call(.getUser(app: "chat", userId: ""))
+            }
+            let reply = try await client.call(queue: queue.name, type: PreferenceCommand.contractName, body: Data(#"{"nope":{}}"#.utf8))
+            #expect(reply.properties.type == CommandError.contractName)
+            #expect(try HeraldJSON.decode(CommandError.self, from: reply.body).code == "invalid-command")
+            await client.close()
+        }
+    }
+}
