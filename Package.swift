@@ -21,6 +21,7 @@ let package = Package(
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
+        .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -136,10 +137,24 @@ let package = Package(
             dependencies: ["Messaging", "HeraldModel"],
             path: "Benchmarks/MessagingBenchmark"
         ),
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                "HeraldModel", "Messaging", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/Support"
+        ),
+        .executableTarget(
+            name: "PreferencesBenchmark",
+            dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit"],
+            path: "Benchmarks/PreferencesBenchmark"
+        ),
         .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: [
-                "Payloads", "HeraldCrypto", "HeraldModel", "Messaging", "ServiceKit",
+                "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

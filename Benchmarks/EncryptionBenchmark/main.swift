@@ -10,11 +10,9 @@ import _CryptoExtras
 import Foundation
 import HeraldCrypto
 import HeraldModel
-import Logging
-import Messaging
 import Payloads
 import ServiceKit
-import ServiceLifecycle
+import BenchmarkSupport
 
 let arguments = CommandLine.arguments.dropFirst()
 let mode = arguments.first ?? "crypto"
@@ -39,31 +37,6 @@ func delivery(_ n: Int, key: DeviceKey? = deviceKey, addressKey: AddressKey? = n
         options: DeliveryOptions(ttlSeconds: 3600), device: device(key: key), addressKey: addressKey)
 }
 
-/// Runs `body` repeatedly for `seconds`; returns operations per second.
-func measure(seconds: Double, _ body: () throws -> Void) rethrows -> Double {
-    let clock = ContinuousClock()
-    let start = clock.now
-    var count = 0
-    while true {
-        for _ in 0..<50 { try body() }
-        count += 50
-        let elapsed = clock.now - start
-        if elapsed >= .seconds(seconds) {
-            return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-        }
-    }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-func report(_ name: String, _ values: [Double]) {
-    let rounds = values.map { String(Int($0)) }.joined(separator: ", ")
-    print(#"{"measure":"\#(name)","median":\#(Int(median(values))),"rounds":[\#(rounds)]}"#)
-}
-
 switch mode {
 case "crypto":
     let seconds = Double(arguments.dropFirst().first ?? "2") ?? 2
@@ -79,64 +52,25 @@ case "crypto":
     let jweDelivery = delivery(3, key: nil, addressKey: address)
     var results: [String: [Double]] = [:]
     for _ in 0..<rounds {
-        results["aes128gcm_encryptions_per_s", default: []].append(try measure(seconds: seconds) { _ = try WebPushEncryption.encrypt(plaintext, to: webPushKey) })
-        results["jwe_rsa2048_encryptions_per_s", default: []].append(try measure(seconds: seconds) { _ = try JWE.encrypt(plaintext, to: jwe2048, keyId: "k") })
-        results["jwe_rsa4096_encryptions_per_s", default: []].append(try measure(seconds: seconds) { _ = try JWE.encrypt(plaintext, to: jwe4096, keyId: "k") })
-        results["build_plain_per_s", default: []].append(measure(seconds: seconds) { _ = builder.build(plainDelivery) })
-        results["build_aes128gcm_per_s", default: []].append(measure(seconds: seconds) { _ = builder.build(webPushDelivery) })
-        results["build_jwe2048_per_s", default: []].append(measure(seconds: seconds) { _ = builder.build(jweDelivery) })
+        results["aes128gcm_encryptions_per_s", default: []].append(try OperationRate.measure(seconds: seconds) { _ = try WebPushEncryption.encrypt(plaintext, to: webPushKey) })
+        results["jwe_rsa2048_encryptions_per_s", default: []].append(try OperationRate.measure(seconds: seconds) { _ = try JWE.encrypt(plaintext, to: jwe2048, keyId: "k") })
+        results["jwe_rsa4096_encryptions_per_s", default: []].append(try OperationRate.measure(seconds: seconds) { _ = try JWE.encrypt(plaintext, to: jwe4096, keyId: "k") })
+        results["build_plain_per_s", default: []].append(OperationRate.measure(seconds: seconds) { _ = builder.build(plainDelivery) })
+        results["build_aes128gcm_per_s", default: []].append(OperationRate.measure(seconds: seconds) { _ = builder.build(webPushDelivery) })
+        results["build_jwe2048_per_s", default: []].append(OperationRate.measure(seconds: seconds) { _ = builder.build(jweDelivery) })
     }
-    for name in results.keys.sorted() { report(name, results[name]!) }
+    for name in results.keys.sorted() { OperationRate.report(name, results[name]!) }
 
 case "stage":
     let count = Int(arguments.dropFirst().first ?? "20000") ?? 20000
     let encrypted = (arguments.dropFirst(2).first ?? "aes128gcm") != "plain"
-    let url = ProcessInfo.processInfo.environment["HERALD_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
-    let id = UUID().uuidString.prefix(8)
-    let input = QueueSpec("bench.encryption.\(id).in")
-    let dispatch = ExchangeSpec("bench.encryption.\(id).dispatch", kind: .direct)
-    let output = QueueSpec("bench.encryption.\(id).out")
-    let outcomes = ExchangeSpec("bench.encryption.\(id).outcomes", kind: .topic)
-    let topology = AMQPTopology(
-        exchanges: [dispatch, outcomes], queues: [input, output],
-        bindings: [BindingSpec(exchange: dispatch.name, queue: output.name, routingKey: "fcm")])
-    let runtime = try ServiceRuntime(
-        name: "herald-encryption-bench", defaultPort: 0,
-        environment: ["HERALD_AMQP_URL": url, "HERALD_LOG_LEVEL": "error"], topology: topology)
-    let publisher = runtime.requirePublisher
-    // Queue every delivery first (to the default exchange), so the stage runs flat out.
-    var batch: [OutgoingMessage] = []
-    for n in 0..<count {
-        batch.append(try OutgoingMessage(contract: delivery(n, key: encrypted ? deviceKey : nil), exchange: "", routingKey: input.name))
-        if batch.count == 1000 {
-            try await publisher.publish(contentsOf: batch)
-            batch.removeAll()
-        }
-    }
-    try await publisher.publish(contentsOf: batch)
-
-    let collected = Consumer(configuration: runtime.connection("collect"), queue: output.name, prefetch: 1000)
-    let stage = EncryptionStage.make(runtime: runtime, routes: .init(input: input, dispatch: dispatch, outcomes: outcomes), prefetch: 512)
-    let group = ServiceGroup(services: [stage], logger: Logger(label: "bench"))
-    let clock = ContinuousClock()
-    let started = clock.now
-    let running = Task { try await group.run() }
-    var received = 0
-    for await message in collected {
-        message.ack()
-        received += 1
-        if received == count { break }
-    }
-    let elapsed = clock.now - started
-    await group.triggerGracefulShutdown()
-    _ = try? await running.value
-    collected.stopConsuming()
-    await collected.close(timeout: .seconds(5))
-    let admin = BrokerAdmin(url: try AMQPURL(url))
-    try? await admin.delete(queue: input.name)
-    try? await admin.delete(queue: output.name)
-    await publisher.close()
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    let elapsed = try await StageThroughput.measure(
+        label: "encryption", count: count, outputKey: "fcm",
+        input: { delivery($0, key: encrypted ? deviceKey : nil) },
+        stage: { runtime, routes in
+            EncryptionStage.make(runtime: runtime, routes: .init(input: routes.input, dispatch: routes.output, outcomes: routes.outcomes), prefetch: 512)
+        })
+    let seconds = StageThroughput.seconds(elapsed)
     print(#"{"measure":"stage_deliveries_per_s","payload":"\#(encrypted ? "aes128gcm" : "plain")","deliveries":\#(count),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)
 
 default:

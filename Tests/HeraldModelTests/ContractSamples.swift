@@ -46,4 +46,13 @@ enum ContractSamples {
         failedSendAt: HeraldJSON.parseTimestamp("2026-11-21T09:30:02Z")!, deliveryId: delivery.deliveryId, eventId: "msg-7f3a")
 
     static let commandError = CommandError(code: "invalid-key", detail: "p256dh is not a point on P-256", status: 422)
+
+    static let preferenceCommand = PreferenceCommand.setRule(
+        app: "sudo", deviceId: "device-1", service: "sudo-email",
+        rule: NotificationConfiguration.Rule(field: .sudoId, value: "sudo-41d2"), enabled: false)
+
+    static let preferenceReply = PreferenceReply(configuration: NotificationConfiguration(entries: [
+        .init(service: "sudo-email", enabled: true),
+        .init(service: "sudo-email", enabled: false, rule: .init(field: .sudoId, value: "sudo-41d2")),
+    ]))
 }

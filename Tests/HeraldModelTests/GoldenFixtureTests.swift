@@ -27,4 +27,6 @@ struct GoldenFixtureTests {
     @Test func outcome() throws { try check(ContractSamples.outcome, fixture: "outcome.v1.json") }
     @Test func tokenRevoked() throws { try check(ContractSamples.tokenRevoked, fixture: "token-revoked.v1.json") }
     @Test func commandError() throws { try check(ContractSamples.commandError, fixture: "error.v1.json") }
+    @Test func preferenceCommand() throws { try check(ContractSamples.preferenceCommand, fixture: "preference-command.v1.json") }
+    @Test func preferenceReply() throws { try check(ContractSamples.preferenceReply, fixture: "preference-reply.v1.json") }
 }
