@@ -9,7 +9,7 @@ let services: [(product: String, target: String, path: String?)] = [
     ("herald-registration", "Registration", nil),
     ("herald-preferences", "Preferences", "Services/Preferences/Main"),
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
-    ("herald-fcm", "FCMDispatcher", nil),
+    ("herald-fcm", "FCMDispatcher", "Services/FCMDispatcher/Main"),
     ("herald-hms", "HMSDispatcher", nil),
     ("herald-webhook", "WebhookDispatcher", nil),
     ("herald-sandbox", "Sandbox", "Services/Sandbox/Main"),
@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
+        .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -51,6 +52,41 @@ let package = Package(
             path: "Shared/CRabbitMQ",
             pkgConfig: "librabbitmq",
             providers: [.apt(["librabbitmq-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            path: "Shared/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "HTTPTransport",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            path: "Shared/HTTPTransport"
+        ),
+        .target(
+            name: "DispatchKit",
+            dependencies: [
+                "HeraldModel", "Messaging", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Shared/DispatchKit"
+        ),
+        .target(
+            name: "FCMSender",
+            dependencies: [
+                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/FCMDispatcher/Sender"
         ),
         .target(
             name: "HeraldModel",
@@ -147,6 +183,11 @@ let package = Package(
             path: "Benchmarks/Support"
         ),
         .executableTarget(
+            name: "FCMBenchmark",
+            dependencies: ["BenchmarkSupport", "FCMSender", "DispatchKit", "HTTPTransport", "HeraldModel"],
+            path: "Benchmarks/FCMBenchmark"
+        ),
+        .executableTarget(
             name: "PreferencesBenchmark",
             dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit"],
             path: "Benchmarks/PreferencesBenchmark"
@@ -165,7 +206,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit",
+                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -210,6 +251,15 @@ let package = Package(
             path: "Tests/PreferenceRulesTests"
         ),
         .testTarget(
+            name: "FCMDispatcherTests",
+            dependencies: [
+                "FCMSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/FCMDispatcherTests"
+        ),
+        .testTarget(
             name: "MessagingTests",
             dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
             path: "Tests/MessagingTests"
@@ -234,7 +284,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
+            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox"],
             path: "Tests/ServicesTests"
         ),
     ] + services.map {
@@ -243,6 +293,7 @@ let package = Package(
             dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
                 + ($0.target == "Encryption" ? ["Payloads"] : [])
                 + ($0.target == "Preferences" ? ["PreferenceRules"] : [])
+                + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )

@@ -13,12 +13,19 @@ public struct StageHarness: Sendable {
     public let exchanges: [String: ExchangeSpec]
     public let queues: [String: QueueSpec]
     public let runtime: ServiceRuntime
+    /// Everything the harness declares.
+    public let topology: AMQPTopology
+    private let environment: [String: String]
+    private let label: String
 
-    /// `exchanges`: role → kind; `queues`: role → (exchange role, binding key).
+    /// `exchanges`: role → kind; `queues`: role → (exchange role, binding key); `extra`: more
+    /// topology, e.g. delay queues that dead-letter into the input.
     public init(
         _ label: String, exchanges: [String: ExchangeSpec.Kind], queues: [String: (exchange: String, key: String)],
+        extra: (WorkTopology, [String: ExchangeSpec]) -> AMQPTopology = { _, _ in AMQPTopology() },
         environment: [String: String] = [:]
     ) throws {
+        self.label = label
         let id = UUID().uuidString.prefix(8)
         work = TestBroker.workTopology(label)
         let exchangeSpecs = exchanges.reduce(into: [String: ExchangeSpec]()) { $0[$1.key] = ExchangeSpec("test.\(label).\($1.key).\(id)", kind: $1.value) }
@@ -28,11 +35,21 @@ public struct StageHarness: Sendable {
         let topology = work.topology.merged(with: AMQPTopology(
             exchanges: Array(exchangeSpecs.values), queues: Array(queueSpecs.values),
             bindings: queues.map { BindingSpec(exchange: exchangeSpecs[$0.value.exchange]!.name, queue: queueSpecs[$0.key]!.name, routingKey: $0.value.key) }))
-        runtime = try ServiceRuntime(
-            name: "test-\(label)-\(id)", defaultPort: 0,
-            environment: ["HERALD_AMQP_URL": TestBroker.urlString, "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"]
-                .merging(environment) { $1 },
-            topology: topology)
+            .merged(with: extra(work, exchangeSpecs))
+        self.topology = topology
+        self.environment = ["HERALD_AMQP_URL": TestBroker.urlString, "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"]
+            .merging(environment) { $1 }
+        runtime = try ServiceRuntime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, topology: topology)
+    }
+
+    /// Another runtime on the same topology, as a restarted service would have.
+    public func newRuntime() throws -> ServiceRuntime {
+        try ServiceRuntime(name: "test-\(label)-\(UUID().uuidString.prefix(8))", defaultPort: 0, environment: environment, topology: topology)
+    }
+
+    /// Deletes every queue the harness declared.
+    public func cleanUp() async {
+        for queue in topology.queues { try? await TestBroker.admin.delete(queue: queue.name) }
     }
 
     /// Publishes `contract` to the input queue.
@@ -42,7 +59,7 @@ public struct StageHarness: Sendable {
 
     /// Runs `services` while `body` runs with collectors on `collecting` (queue roles, or
     /// `dead` for the input's dead letters), then shuts them down gracefully and cleans up.
-    public func run(_ services: [any Service], collecting: [String], _ body: ([Collector]) async throws -> Void) async throws {
+    public func run(_ services: [any Service], collecting: [String], cleanUp: Bool = true, _ body: ([Collector]) async throws -> Void) async throws {
         let names = collecting.map { $0 == "dead" ? work.deadQueue.name : queues[$0]!.name }
         let collectors = names.map { Collector(runtime.connection("collect:\($0)"), queue: $0) }
         let group = ServiceGroup(services: services, logger: Logger(label: "test"))
@@ -53,8 +70,7 @@ public struct StageHarness: Sendable {
         _ = try? await running.value
         for collector in collectors { await collector.stop() }
         await runtime.requirePublisher.close()
-        await work.cleanUp()
-        for queue in queues.values { try? await TestBroker.admin.delete(queue: queue.name) }
+        if cleanUp { await self.cleanUp() }
         if let failure { throw failure }
     }
 }

@@ -11,16 +11,61 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// The built executables, run as an operator would run them. They must be built first
-/// (`swift build`); `HERALD_BIN_DIR` points elsewhere when they were built with another
-/// scratch path.
-@Suite("Every service executable", .enabled(if: TestBroker.shouldRun))
-struct ExecutableTests {
-    static let services: [(name: String, usesBroker: Bool)] = [
-        ("herald-gateway", true), ("herald-registration", true), ("herald-preferences", true),
-        ("herald-encryption", true), ("herald-fcm", true), ("herald-hms", true),
-        ("herald-webhook", true), ("herald-sandbox", false),
-    ]
+/// Tests that run service processes on Herald's real queues, one at a time, so that no
+/// process of one test consumes another test's messages.
+@Suite(.serialized, .enabled(if: TestBroker.shouldRun))
+struct ServiceProcesses {}
+
+extension ServiceProcesses {
+    @Suite("Every service executable")
+    struct ExecutableTests {
+        static let services: [(name: String, usesBroker: Bool)] = [
+            ("herald-gateway", true), ("herald-registration", true), ("herald-preferences", true),
+            ("herald-encryption", true), ("herald-fcm", true), ("herald-hms", true),
+            ("herald-webhook", true), ("herald-sandbox", false),
+        ]
+
+        @Test("starts, declares the topology, reports ready and exits 0 on SIGTERM", arguments: services)
+        func startsReadyAndStops(service: (name: String, usesBroker: Bool)) async throws {
+            let process = try ServiceProcess(service.name)
+            defer { process.discard() }
+            try await process.waitUntilReady()
+            let health = try await get(port: process.port, path: "/healthz")
+            #expect(health.status == 200)
+            let metrics = try await get(port: process.port, path: "/metrics")
+            #expect(metrics.status == 200)
+
+            if service.usesBroker {
+                // Ready means the publisher connection is up, which it is only once it declared
+                // the whole topology; the broker must now have every queue and exchange of it.
+                #expect(metrics.body.contains("herald_amqp_connected{connection=\"\(service.name)/publisher\"} 1"))
+                let listing = try await TestBroker.rabbitmqctl("list_queues", "name")
+                let declared = Set(listing.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
+                let missing = Set(HeraldTopology.all.queues.map(\.name)).subtracting(declared)
+                #expect(missing.isEmpty, "queues not declared: \(missing.sorted())")
+                let exchanges = try await TestBroker.rabbitmqctl("list_exchanges", "name")
+                for exchange in HeraldTopology.all.exchanges {
+                    #expect(exchanges.contains(exchange.name), "exchange \(exchange.name) not declared")
+                }
+            }
+
+            try await process.terminate()
+            #expect(process.process.terminationReason == .exit, "\(service.name) was killed by a signal: \(process.logText())")
+            #expect(process.process.terminationStatus == 0, "\(service.name) exited with \(process.process.terminationStatus): \(process.logText())")
+            #expect(process.logText().contains("\"msg\":\"stopped\""))
+        }
+    }
+}
+
+/// One built Herald executable running as a child process, with its own port, data folder
+/// and log. The executables must be built first (`swift build`); `HERALD_BIN_DIR` points
+/// elsewhere when they were built with another scratch path.
+final class ServiceProcess: Sendable {
+    let name: String
+    let process: Process
+    let port: Int
+    let data: URL
+    let log: URL
 
     static var binaryDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["HERALD_BIN_DIR"] { return URL(fileURLWithPath: dir) }
@@ -28,16 +73,16 @@ struct ExecutableTests {
             .appendingPathComponent(".build/debug")
     }
 
-    @Test("starts, declares the topology, reports ready and exits 0 on SIGTERM", arguments: services)
-    func startsReadyAndStops(service: (name: String, usesBroker: Bool)) async throws {
-        let binary = Self.binaryDirectory.appendingPathComponent(service.name)
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(binary.path) is missing: run swift build first")
-        let port = try freePort()
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID())")
-        let log = data.appendingPathComponent("service.log")
+    init(_ name: String, environment extra: [String: String] = [:]) throws {
+        self.name = name
+        let binary = Self.binaryDirectory.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure("\(binary.path) is missing: run swift build first") }
+        port = try freePort()
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID())")
+        log = data.appendingPathComponent("service.log")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
+        process = Process()
         process.executableURL = binary
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_AMQP_URL"] = TestBroker.urlString
@@ -46,45 +91,37 @@ struct ExecutableTests {
         environment["HERALD_DATA_DIR"] = data.path
         environment["HERALD_LOG_LEVEL"] = "info"
         environment["HERALD_SANDBOX_HTTPS_PORT"] = String(try freePort())
-        process.environment = environment
+        process.environment = environment.merging(extra) { $1 }
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            try? FileManager.default.removeItem(at: data)
-        }
-        @Sendable func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    }
 
-        try await eventually(timeout: .seconds(30), "\(service.name) to report ready") {
-            guard process.isRunning else { throw TestFailure("\(service.name) exited with \(process.terminationStatus): \(logText())") }
+    func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func waitUntilReady() async throws {
+        try await eventually(timeout: .seconds(30), "\(name) to report ready") { [self] in
+            guard process.isRunning else { throw TestFailure("\(name) exited with \(process.terminationStatus): \(logText())") }
             return try await get(port: port, path: "/readyz").status == 200
         }
-        let health = try await get(port: port, path: "/healthz")
-        #expect(health.status == 200)
-        let metrics = try await get(port: port, path: "/metrics")
-        #expect(metrics.status == 200)
+    }
 
-        if service.usesBroker {
-            // Ready means the publisher connection is up, which it is only once it declared
-            // the whole topology; the broker must now have every queue and exchange of it.
-            #expect(metrics.body.contains("herald_amqp_connected{connection=\"\(service.name)/publisher\"} 1"))
-            let listing = try await TestBroker.rabbitmqctl("list_queues", "name")
-            let declared = Set(listing.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
-            let missing = Set(HeraldTopology.all.queues.map(\.name)).subtracting(declared)
-            #expect(missing.isEmpty, "queues not declared: \(missing.sorted())")
-            let exchanges = try await TestBroker.rabbitmqctl("list_exchanges", "name")
-            for exchange in HeraldTopology.all.exchanges {
-                #expect(exchanges.contains(exchange.name), "exchange \(exchange.name) not declared")
-            }
-        }
-
+    /// SIGTERM, then waits for the exit.
+    func terminate() async throws {
         kill(process.processIdentifier, SIGTERM)
-        try await eventually(timeout: .seconds(30), "\(service.name) to exit after SIGTERM") { !process.isRunning }
-        #expect(process.terminationReason == .exit, "\(service.name) was killed by a signal: \(logText())")
-        #expect(process.terminationStatus == 0, "\(service.name) exited with \(process.terminationStatus): \(logText())")
-        #expect(logText().contains("\"msg\":\"stopped\""))
+        try await eventually(timeout: .seconds(30), "\(name) to exit after SIGTERM") { [process] in !process.isRunning }
+    }
+
+    /// SIGKILL: no shutdown, no acknowledgements.
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+    }
+
+    /// Kills it if it still runs and removes its folder.
+    func discard() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: data)
     }
 }
 

@@ -111,6 +111,7 @@ public final class Sandbox: Sendable {
             case ("PUT", "faults"): return admin.setFaults(request)
             case ("DELETE", "faults"): return admin.resetFaults()
             case ("GET", "credentials"): return admin.credentials()
+            case ("DELETE", "tokens"): return admin.revokeTokens()
             default: break
             }
         default:
@@ -125,7 +126,7 @@ public final class Sandbox: Sendable {
         ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
         ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"),
         ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
-        ("GET", "/sandbox/credentials"),
+        ("GET", "/sandbox/credentials"), ("DELETE", "/sandbox/tokens"),
     ]
 }
 

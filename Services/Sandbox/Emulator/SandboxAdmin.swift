@@ -86,6 +86,11 @@ struct SandboxAdmin: Sendable {
     }
 
     /// The demo credentials (a sandbox's private key is no secret: it signs nothing real).
+    /// `DELETE /sandbox/tokens`: revokes every issued access token.
+    func revokeTokens() -> SandboxReply {
+        SandboxHTTP.json(200, ["revoked": sandbox.state.revokeAccessTokens()])
+    }
+
     func credentials() -> SandboxReply {
         var object: [String: Any] = ["caPEM": sandbox.certificates.caPEM]
         if let account = sandbox.demoServiceAccount, let data = try? account.json(), let json = try? JSONSerialization.jsonObject(with: data) {

@@ -54,6 +54,7 @@ public final class SandboxState: Sendable {
     private let capacity: Int
     private let inbox: Mutex<Deque<InboxEntry>>
     private let tokens = Mutex<[String: IssuedToken]>([:])
+    private let issued = Mutex<[String: Int]>([:])
     private let failures = Mutex<[String: Int]>([:])
     private let faults = Mutex(Faults())
     private let inboxSize: Gauge
@@ -77,11 +78,28 @@ public final class SandboxState: Sendable {
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
         let token = "ya29.sandbox-" + Base64URL.encode(Data(bytes))
         let now = Date()
+        issued.withLock { $0[provider, default: 0] += 1 }
         tokens.withLock { table in
             if table.count > 10_000 { table = table.filter { $0.value.expiresAt > now } }
             table[token] = IssuedToken(provider: provider, subject: subject, expiresAt: now.addingTimeInterval(lifetime))
         }
         return token
+    }
+
+    /// Forgets every issued access token, as if the provider had revoked them: the next
+    /// send with one gets 401 without an error code, and the client must fetch a new one.
+    /// Returns how many were forgotten.
+    @discardableResult
+    public func revokeAccessTokens() -> Int {
+        tokens.withLock { table in
+            defer { table.removeAll() }
+            return table.count
+        }
+    }
+
+    /// Access tokens issued so far, per provider.
+    public func issuedTokenCount(provider: String) -> Int {
+        issued.withLock { $0[provider, default: 0] }
     }
 
     enum TokenCheck {

@@ -38,6 +38,7 @@ struct SandboxTLSServer: Service {
                                 mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
                             ) { stream in
                                 stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(EndStreamCoalescer())
                                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                                     try stream.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox))
                                 }
@@ -130,5 +131,51 @@ final class SandboxRequestHandler: ChannelInboundHandler, RemovableChannelHandle
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         }
+    }
+}
+
+/// Sends a response's last DATA frame with END_STREAM, as Google's front ends do, instead of
+/// the body followed by an empty END_STREAM frame. A client that has read the whole body
+/// before END_STREAM arrives (libcurl 7.88 does) resets the stream; 200 such resets in 30 s
+/// make NIO (and real servers' rapid-reset protection) close the connection.
+final class EndStreamCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private var held: (data: HTTP2Frame.FramePayload.Data, promise: EventLoopPromise<Void>?)?
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let payload = unwrapOutboundIn(data)
+        guard case .data(var frame) = payload else {
+            flushHeld(context: context)
+            context.write(data, promise: promise)
+            return
+        }
+        if let (previous, previousPromise) = held, frame.endStream, case .byteBuffer(let last) = frame.data, last.readableBytes == 0 {
+            held = nil
+            var merged = previous
+            merged.endStream = true
+            if let previousPromise { promise.map { previousPromise.futureResult.cascade(to: $0) } }
+            context.write(wrapOutboundOut(.data(merged)), promise: previousPromise ?? promise)
+            return
+        }
+        flushHeld(context: context)
+        if frame.endStream {
+            context.write(wrapOutboundOut(.data(frame)), promise: promise)
+        } else {
+            frame.endStream = false
+            held = (frame, promise)
+        }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        flushHeld(context: context)
+        context.flush()
+    }
+
+    private func flushHeld(context: ChannelHandlerContext) {
+        guard let (frame, promise) = held else { return }
+        held = nil
+        context.write(wrapOutboundOut(.data(frame)), promise: promise)
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The fields of a Google service-account JSON file that FCM's OAuth needs.
+public struct FCMServiceAccount: Decodable, Sendable, Hashable {
+    public var projectId: String
+    public var privateKeyId: String
+    public var privateKey: String
+    public var clientEmail: String
+    /// Where to exchange the signed JWT for an access token (the sandbox's, or Google's).
+    public var tokenUri: String
+
+    enum CodingKeys: String, CodingKey {
+        case type, projectId = "project_id", privateKeyId = "private_key_id", privateKey = "private_key"
+        case clientEmail = "client_email", tokenUri = "token_uri"
+    }
+
+    public init(projectId: String, privateKeyId: String, privateKey: String, clientEmail: String, tokenUri: String) {
+        self.projectId = projectId
+        self.privateKeyId = privateKeyId
+        self.privateKey = privateKey
+        self.clientEmail = clientEmail
+        self.tokenUri = tokenUri
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decodeIfPresent(String.self, forKey: .type)
+        guard type == nil || type == "service_account" else {
+            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "must be service_account, found \(type!)")
+        }
+        projectId = try c.decode(String.self, forKey: .projectId)
+        privateKeyId = try c.decode(String.self, forKey: .privateKeyId)
+        privateKey = try c.decode(String.self, forKey: .privateKey)
+        clientEmail = try c.decode(String.self, forKey: .clientEmail)
+        tokenUri = try c.decode(String.self, forKey: .tokenUri)
+    }
+
+    /// Reads and checks the file at `path`.
+    public static func load(path: String) throws -> FCMServiceAccount {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FCMConfigurationError("cannot read the service-account file \(path)")
+        }
+        do {
+            return try JSONDecoder().decode(FCMServiceAccount.self, from: data)
+        } catch {
+            throw FCMConfigurationError("\(path) is not a service-account JSON file: \(error)")
+        }
+    }
+}
+
+/// An FCM setting that cannot work (unreadable service account, bad key).
+public struct FCMConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HeraldModel
+import Logging
+import Messaging
+import Metrics
+import ServiceKit
+
+/// The stage every provider dispatcher is: consume `dispatch.<platform>`, drop expired
+/// requests, send, and turn the `SendResult` into what follows — an outcome; for a dead
+/// token a `herald.token-revoked.v1` too; for a retryable failure the request again, one
+/// attempt later, into the broker's delay tier (never a sleep here, so a restart loses no
+/// scheduled retry). The input is acknowledged only after all of it is confirmed.
+public enum DispatchStage {
+    public typealias Send = @Sendable (DispatchRequest) async -> SendResult
+
+    /// Where the stage reads and writes; Herald's topology by default, other names in tests.
+    public struct Routes: Sendable {
+        public var input: QueueSpec
+        public var retry: ExchangeSpec
+        public var control: ExchangeSpec
+        public var outcomes: ExchangeSpec
+        public init(
+            platform: Platform,
+            input: QueueSpec? = nil,
+            retry: ExchangeSpec = HeraldTopology.Exchange.retry,
+            control: ExchangeSpec = HeraldTopology.Exchange.control,
+            outcomes: ExchangeSpec = HeraldTopology.Exchange.outcomes
+        ) {
+            self.input = input ?? HeraldTopology.Queue.dispatch(platform)
+            self.retry = retry
+            self.control = control
+            self.outcomes = outcomes
+        }
+    }
+
+    public static func make(
+        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
+        policy: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = Date.init, send: @escaping Send
+    ) -> Stage<DispatchRequest> {
+        let routes = routes ?? Routes(platform: platform)
+        let logger = runtime.logger
+        return Stage("dispatch.\(platform.rawValue)", consuming: routes.input, prefetch: prefetch, runtime: runtime) { request in
+            let sentAt = now()
+            if let expiresAt = request.expiresAt, expiresAt <= sentAt {
+                count(platform, "expired")
+                return [try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]
+            }
+            let result = await send(request)
+            return try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
+        }
+    }
+
+    /// What follows one send.
+    public static func emissions(
+        for request: DispatchRequest, result: SendResult, platform: Platform, routes: Routes, policy: RetryPolicy,
+        sentAt: Date, now: Date, logger: Logger? = nil
+    ) throws -> [Emission] {
+        switch result {
+        case .delivered(let providerId):
+            count(platform, "delivered")
+            return [try .outcome(Outcome(request: request, status: .delivered, reason: providerId, at: now), to: routes.outcomes)]
+        case .failed(let code, let reason):
+            count(platform, "failed")
+            return [try .outcome(Outcome(request: request, status: .failed, reason: reason, providerCode: code, at: now), to: routes.outcomes)]
+        case .revoked(let code, let reason):
+            count(platform, "revoked")
+            let revocation = TokenRevoked(
+                app: request.app, platform: platform, token: request.token, reason: code, deviceId: request.deviceId,
+                failedSendAt: sentAt, deliveryId: request.deliveryId, eventId: request.eventId)
+            return [
+                try .publish(revocation, to: routes.control, routingKey: HeraldTopology.RoutingKey.tokenRevoked),
+                try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code, at: now), to: routes.outcomes),
+            ]
+        case .retry(let code, let reason, let retryAfter):
+            let firstAttemptAt = request.firstAttemptAt ?? sentAt
+            let delay = policy.delay(afterAttempt: request.attempt, retryAfter: retryAfter)
+            let tier = policy.tier(for: delay)
+            let deadline = policy.deadline(firstAttemptAt: firstAttemptAt, expiresAt: request.expiresAt)
+            guard now.addingTimeInterval(TimeInterval(tier.seconds)) <= deadline else {
+                count(platform, "expired")
+                return [try .outcome(Outcome(
+                    request: request, status: .expired, reason: "gave up after \(request.attempt) attempts: \(reason)",
+                    providerCode: code, at: now), to: routes.outcomes)]
+            }
+            count(platform, "retried")
+            logger?.info("send will be retried", metadata: [
+                "deliveryId": "\(request.deliveryId)", "attempt": "\(request.attempt)", "code": "\(code)", "tier": "\(tier.label)",
+            ])
+            var next = request
+            next.attempt += 1
+            next.firstAttemptAt = firstAttemptAt
+            return [
+                try .publish(next, to: routes.retry, routingKey: HeraldTopology.retryRoutingKey(platform, tier)),
+                try .outcome(Outcome(
+                    request: request, status: .retrying, reason: "\(reason); attempt \(next.attempt) in \(tier.label)",
+                    providerCode: code, at: now), to: routes.outcomes),
+            ]
+        }
+    }
+
+    private static func count(_ platform: Platform, _ result: String) {
+        Counter(label: "herald_dispatch_results_total", dimensions: [("platform", platform.rawValue), ("result", result)]).increment()
+    }
+}

@@ -1,0 +1,28 @@
+/// Why a request got no HTTP response. Every reason but `invalidRequest` may succeed when
+/// tried again.
+public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Hashable {
+        /// The host could not be resolved or reached, or refused the connection.
+        case connect
+        /// No complete answer within the timeout.
+        case timeout
+        /// TLS failed: handshake, certificate, CA file.
+        case tls
+        /// The connection broke or the peer spoke bad HTTP.
+        case transfer
+        /// The URL or an option was refused before sending.
+        case invalidRequest
+        /// The transport was closed.
+        case shutdown
+    }
+
+    public var reason: Reason
+    public var message: String
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}

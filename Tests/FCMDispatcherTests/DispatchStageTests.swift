@@ -1,0 +1,120 @@
+import DispatchKit
+import FCMSender
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import HTTPTransport
+import Logging
+import Messaging
+import ServiceKit
+import ServiceLifecycle
+import Testing
+
+/// The FCM dispatcher's stage on the real broker and the sandbox, between private queues,
+/// with private delay tiers that dead-letter back to its private dispatch exchange.
+struct DispatchFixture {
+    let harness: StageHarness
+
+    init() throws {
+        let id = UUID().uuidString.prefix(8)
+        harness = try StageHarness(
+            "fcm", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic],
+            queues: ["outcomes": ("outcomes", "#"), "revocations": ("control", "token.revoked")],
+            extra: { work, exchanges in
+                // A private dispatch exchange feeding the input, and delay tiers feeding it.
+                let dispatch = ExchangeSpec("test.fcm.dispatch.\(id)", kind: .direct)
+                let tiers = HeraldTopology.retryTiers.map {
+                    ($0, QueueSpec("test.fcm.retry.\(id).\($0.label)", deadLetterExchange: dispatch.name, deadLetterRoutingKey: "fcm", messageTTLMilliseconds: Int64($0.seconds) * 1000))
+                }
+                return AMQPTopology(
+                    exchanges: [dispatch], queues: tiers.map(\.1),
+                    bindings: [BindingSpec(exchange: dispatch.name, queue: work.queue.name, routingKey: "fcm")]
+                        + tiers.map { BindingSpec(exchange: exchanges["retry"]!.name, queue: $1.name, routingKey: HeraldTopology.retryRoutingKey(.fcm, $0)) })
+            })
+    }
+
+    var routes: DispatchStage.Routes {
+        DispatchStage.Routes(platform: .fcm, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!, outcomes: harness.exchanges["outcomes"]!)
+    }
+
+    func stage(_ client: FCMClient, runtime: ServiceRuntime? = nil) -> Stage<DispatchRequest> {
+        DispatchStage.make(runtime: runtime ?? harness.runtime, platform: .fcm, routes: routes, prefetch: 50, send: client.send)
+    }
+}
+
+@Suite("The FCM dispatch stage", .enabled(if: TestBroker.shouldRun))
+struct DispatchStageTests {
+    @Test func deliveredAndDeadTokensBecomeOutcomesAndARevocation() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let fixture = try DispatchFixture()
+        let good = FCMTestSandbox.request(token: "good-1")
+        let dead = FCMTestSandbox.request(token: "unregistered-1")
+        try await fixture.harness.run([fixture.stage(sandbox.client(transport: transport))], collecting: ["outcomes", "revocations"]) { collectors in
+            try await fixture.harness.publish(good)
+            try await fixture.harness.publish(dead)
+            try await collectors[0].inbox.waitUntil("two outcomes") { $0.count == 2 }
+            try await collectors[1].inbox.waitUntil("one revocation") { $0.count == 1 }
+            let outcomes = try await collectors[0].inbox.messages.map { try $0.decode(Outcome.self) }
+            #expect(outcomes.first { $0.deliveryId == good.deliveryId }?.status == .delivered)
+            let revokedOutcome = outcomes.first { $0.deliveryId == dead.deliveryId }
+            #expect(revokedOutcome?.status == .revoked && revokedOutcome?.providerCode == "UNREGISTERED")
+            let revocation = try #require(await collectors[1].inbox.messages.first).decode(TokenRevoked.self)
+            #expect(revocation.token == "unregistered-1" && revocation.platform == .fcm && revocation.reason == "UNREGISTERED")
+            #expect(revocation.deviceId == dead.deviceId && revocation.deliveryId == dead.deliveryId)
+        }
+        await transport.close()
+        await sandbox.stop()
+    }
+
+    @Test func anExpiredRequestIsNotSent() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let fixture = try DispatchFixture()
+        let late = FCMTestSandbox.request(token: "good-late", expiresAt: Date().addingTimeInterval(-1))
+        try await fixture.harness.run([fixture.stage(sandbox.client(transport: transport))], collecting: ["outcomes"]) { collectors in
+            try await fixture.harness.publish(late)
+            try await collectors[0].inbox.waitUntil("the outcome") { $0.count == 1 }
+            #expect(try await collectors[0].inbox.messages[0].decode(Outcome.self).status == .expired)
+            #expect(sandbox.state.messages(provider: "fcm").isEmpty)
+        }
+        await transport.close()
+        await sandbox.stop()
+    }
+
+    @Test func retriesWaitInTheBrokerGrowFromOneSecondAndSurviveARestartOfTheDispatcher() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let fixture = try DispatchFixture()
+        let flaky = FCMTestSandbox.request(token: "unavailable-2-flaky")
+        let client = sandbox.client(transport: transport)
+        let outcomes = Collector(fixture.harness.runtime.connection("collect:outcomes"), queue: fixture.harness.queues["outcomes"]!.name)
+
+        // The first dispatcher sends, fails, schedules the retry and is stopped.
+        try await fixture.harness.run([fixture.stage(client)], collecting: [], cleanUp: false) { _ in
+            try await fixture.harness.publish(flaky)
+            try await outcomes.inbox.waitUntil("the first retrying outcome") { $0.count == 1 }
+        }
+        // A new dispatcher (a new runtime on the same queues) takes over the scheduled retries.
+        let second = try fixture.harness.newRuntime()
+        let stage = fixture.stage(client, runtime: second)
+        let group = ServiceGroup(services: [stage], logger: Logger(label: "test"))
+        let running = Task { try await group.run() }
+        try await outcomes.inbox.waitUntil(timeout: .seconds(30), "delivery after two retries") { $0.count == 3 }
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        await second.requirePublisher.close()
+
+        let decoded = try await outcomes.inbox.messages.map { try $0.decode(Outcome.self) }
+        #expect(decoded.map(\.status) == [.retrying, .retrying, .delivered])
+        let firstGap = decoded[1].at.timeIntervalSince(decoded[0].at)
+        let secondGap = decoded[2].at.timeIntervalSince(decoded[1].at)
+        #expect(firstGap >= 1, "the first retry comes at least 1 s after the failure (\(firstGap) s)")
+        #expect(secondGap > firstGap, "then later (\(firstGap) s, then \(secondGap) s)")
+        #expect(sandbox.state.messages(provider: "fcm").map(\.token) == ["unavailable-2-flaky"])
+        await outcomes.stop()
+        await fixture.harness.cleanUp()
+        await transport.close()
+        await sandbox.stop()
+    }
+}

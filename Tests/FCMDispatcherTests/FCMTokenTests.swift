@@ -1,0 +1,145 @@
+import _CryptoExtras
+import FCMSender
+import Foundation
+import HeraldModel
+import Synchronization
+import Testing
+
+@Suite("FCM access tokens")
+struct FCMTokenTests {
+    @Test func concurrentFirstSendsShareOneTokenRequest() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let client = sandbox.client(transport: transport)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for n in 0..<40 {
+                group.addTask {
+                    if case .delivered = await client.send(FCMTestSandbox.request(token: "good-\(n)")) { return true }
+                    return false
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 40 && results.allSatisfy { $0 })
+        #expect(sandbox.state.issuedTokenCount(provider: "fcm") == 1)
+        #expect(await client.tokens.fetches == 1)
+        await transport.close()
+        await sandbox.stop()
+    }
+
+    @Test func aRefusedAccessTokenIsRefreshedOnceAndTheSendRepeated() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let client = sandbox.client(transport: transport)
+        guard case .delivered = await client.send(FCMTestSandbox.request(token: "good-a")) else { Issue.record("first send"); return }
+        #expect(sandbox.state.revokeAccessTokens() == 1)
+        guard case .delivered = await client.send(FCMTestSandbox.request(token: "good-b")) else { Issue.record("second send"); return }
+        #expect(sandbox.state.issuedTokenCount(provider: "fcm") == 2)
+        #expect(sandbox.state.messages(provider: "fcm").map(\.token).sorted() == ["good-a", "good-b"])
+        await transport.close()
+        await sandbox.stop()
+    }
+
+    @Test func aServiceAccountWithTheWrongKeyIsRetriedWithTheOAuthError() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let other = try await FCMTestSandbox.start()
+        var account = sandbox.account
+        account.privateKey = other.account.privateKey
+        guard case .retry(let code, let reason, _) = await sandbox.client(account: account, transport: transport).send(FCMTestSandbox.request(token: "good-c")) else {
+            Issue.record("not retried"); return
+        }
+        #expect(code == "OAUTH" && reason.contains("400"))
+        await transport.close()
+        await sandbox.stop()
+        await other.stop()
+    }
+
+    @Test func theAssertionCarriesTheClaimsGoogleExpects() throws {
+        let sandbox = FCMServiceAccount(projectId: "p", privateKeyId: "kid-1", privateKey: Self.pem, clientEmail: "svc@p.iam.gserviceaccount.com", tokenUri: "https://oauth2.googleapis.com/token")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let parts = try FCMOAuth.assertion(for: sandbox, now: now).split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        func json(_ part: String) throws -> [String: Any] {
+            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            return try JSONSerialization.jsonObject(with: Data(base64Encoded: base64)!) as! [String: Any]
+        }
+        let header = try json(parts[0])
+        #expect(header["alg"] as? String == "RS256" && header["kid"] as? String == "kid-1" && header["typ"] as? String == "JWT")
+        let claims = try json(parts[1])
+        #expect(claims["iss"] as? String == "svc@p.iam.gserviceaccount.com")
+        #expect(claims["scope"] as? String == "https://www.googleapis.com/auth/firebase.messaging")
+        #expect(claims["aud"] as? String == "https://oauth2.googleapis.com/token")
+        #expect(claims["iat"] as? Int == 1_800_000_000 && claims["exp"] as? Int == 1_800_003_600)
+    }
+
+    /// A throwaway key for the claims test.
+    static let pem = try! _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+}
+
+/// A manual clock for the cache tests.
+final class ManualClock: Sendable {
+    private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { instant.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+@Suite("The access-token cache")
+struct AccessTokenCacheTests {
+    @Test func aTokenIsReusedUntilShortlyBeforeItExpiresThenRefreshed() async throws {
+        let clock = ManualClock()
+        let counter = Mutex(0)
+        let cache = AccessTokenCache(now: { clock.now }) {
+            let n = counter.withLock { $0 += 1; return $0 }
+            return ("token-\(n)", 3600)
+        }
+        #expect(try await cache.token() == "token-1")
+        clock.advance(3299)
+        #expect(try await cache.token() == "token-1")
+        clock.advance(2)
+        #expect(try await cache.token() == "token-2", "refreshed five minutes before expiry")
+    }
+
+    @Test func aShortLivedTokenIsRefreshedHalfwayThrough() async throws {
+        let clock = ManualClock()
+        let counter = Mutex(0)
+        let cache = AccessTokenCache(now: { clock.now }) {
+            let n = counter.withLock { $0 += 1; return $0 }
+            return ("token-\(n)", 60)
+        }
+        #expect(try await cache.token() == "token-1")
+        clock.advance(29)
+        #expect(try await cache.token() == "token-1")
+        clock.advance(2)
+        #expect(try await cache.token() == "token-2")
+    }
+
+    @Test func replacingAStaleTokenFetchesOnceHoweverManyAsk() async throws {
+        let counter = Mutex(0)
+        let cache = AccessTokenCache {
+            let n = counter.withLock { $0 += 1; return $0 }
+            try await Task.sleep(for: .milliseconds(50))
+            return ("token-\(n)", 3600)
+        }
+        let stale = try await cache.token()
+        let replacements = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 { group.addTask { try await cache.replace(stale) } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(replacements == ["token-2"])
+        #expect(await cache.fetches == 2)
+    }
+
+    @Test func aFailedFetchIsReportedAndTheNextCallTriesAgain() async throws {
+        let counter = Mutex(0)
+        struct Refused: Error {}
+        let cache = AccessTokenCache {
+            let n = counter.withLock { $0 += 1; return $0 }
+            if n == 1 { throw Refused() }
+            return ("token-\(n)", 3600)
+        }
+        await #expect(throws: Refused.self) { _ = try await cache.token() }
+        #expect(try await cache.token() == "token-2")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HeraldModel
+import ProviderSandbox
+
+/// A provider sandbox started in this process (HTTPS with HTTP/2 on a free port), with its
+/// demo FCM service account and CA written to a temporary folder.
+public struct TestSandbox: Sendable {
+    public let running: RunningSandbox
+    public let directory: URL
+
+    public static func start(tokenLifetime: TimeInterval = 3600) async throws -> TestSandbox {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let running = try await RunningSandbox.start(configuration: SandboxConfiguration(
+            httpsPort: 0, httpsHost: "127.0.0.1", directory: directory, tokenLifetime: tokenLifetime))
+        return TestSandbox(running: running, directory: directory)
+    }
+
+    public func stop() async {
+        await running.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    public var state: SandboxState { running.sandbox.state }
+    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    public var endpoint: String { "https://localhost:\(running.httpsPort)" }
+    public var serviceAccountFile: String { directory.appendingPathComponent("fcm-service-account.json").path }
+
+    /// An apps YAML with app `app` sending to this sandbox's FCM.
+    public func writeAppsYAML(app: String = "demo") throws -> String {
+        let path = directory.appendingPathComponent("herald.yaml")
+        try Data("""
+            apps:
+              \(app):
+                fcm:
+                  serviceAccountFile: \(serviceAccountFile)
+                  endpoint: \(endpoint)
+                  caFile: \(caFile)
+            """.utf8).write(to: path)
+        return path.path
+    }
+
+    /// A dispatch request for `token` of app `demo`.
+    public static func request(token: String, app: String = "demo", id: String = UUID().uuidString, expiresAt: Date? = nil) -> DispatchRequest {
+        DispatchRequest(
+            deliveryId: id, eventId: "e-\(id)", app: app, kind: "test", platform: .fcm, deviceId: "d-\(id)",
+            token: token, os: .android, data: ["herald": "1", "event": "e-\(id)"], expiresAt: expiresAt)
+    }
+}
