@@ -68,7 +68,7 @@ case "stage":
         label: "encryption", count: count, outputKey: "fcm",
         input: { delivery($0, key: encrypted ? deviceKey : nil) },
         stage: { runtime, routes in
-            EncryptionStage.make(runtime: runtime, routes: .init(input: routes.input, dispatch: routes.output, outcomes: routes.outcomes), prefetch: 512)
+            EncryptionStage.make(runtime: runtime, routes: routes, prefetch: 512)
         })
     let seconds = StageThroughput.seconds(elapsed)
     print(#"{"measure":"stage_deliveries_per_s","payload":"\#(encrypted ? "aes128gcm" : "plain")","deliveries":\#(count),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)

@@ -75,7 +75,7 @@ case "stage":
         label: "preferences", count: count, outputKey: HeraldTopology.RoutingKey.allowed,
         input: { delivery($0) },
         stage: { runtime, routes in
-            PreferencesStage.make(runtime: runtime, store: openStore, routes: .init(input: routes.input, deliveries: routes.output, outcomes: routes.outcomes), prefetch: 512)
+            PreferencesStage.make(runtime: runtime, store: openStore, routes: routes, prefetch: 512)
         })
     let seconds = StageThroughput.seconds(elapsed)
     print(#"{"measure":"stage_deliveries_per_s","deliveries":\#(count),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)

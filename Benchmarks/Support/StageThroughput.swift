@@ -9,20 +9,14 @@ import ServiceLifecycle
 /// then runs the stage and counts what reaches a fresh output queue, and returns the time
 /// from starting the stage to the last output. Everything it declares, it deletes.
 public enum StageThroughput {
-    public struct Routes: Sendable {
-        public let input: QueueSpec
-        public let output: ExchangeSpec
-        public let outcomes: ExchangeSpec
-    }
-
     public static func measure(
         label: String, count: Int, outputKey: String,
         input: (Int) throws -> any Contract,
-        stage: (ServiceRuntime, Routes) -> any Service
+        stage: (ServiceRuntime, StageRoutes) -> any Service
     ) async throws -> Duration {
         let url = ProcessInfo.processInfo.environment["HERALD_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
         let id = UUID().uuidString.prefix(8)
-        let routes = Routes(
+        let routes = StageRoutes(
             input: QueueSpec("bench.\(label).\(id).in"),
             output: ExchangeSpec("bench.\(label).\(id).out", kind: .topic),
             outcomes: ExchangeSpec("bench.\(label).\(id).outcomes", kind: .topic))

@@ -13,8 +13,8 @@ import Testing
 struct EncryptionStageFixture {
     let harness: StageHarness
     var runtime: ServiceRuntime { harness.runtime }
-    var routes: EncryptionStage.Routes {
-        EncryptionStage.Routes(input: harness.work.queue, dispatch: harness.exchanges["dispatch"]!, outcomes: harness.exchanges["outcomes"]!)
+    var routes: StageRoutes {
+        StageRoutes(input: harness.work.queue, output: harness.exchanges["dispatch"]!, outcomes: harness.exchanges["outcomes"]!)
     }
 
     init() throws {

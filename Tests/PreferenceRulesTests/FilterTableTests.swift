@@ -97,7 +97,7 @@ struct FilterTableTests {
             "preferences", exchanges: ["deliveries": .topic, "outcomes": .topic],
             queues: ["allowed": ("deliveries", "allowed"), "outcomes": ("outcomes", "filtered")],
             environment: ["HERALD_CONFIG": config.path])
-        let routes = PreferencesStage.Routes(input: harness.work.queue, deliveries: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
+        let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
         try await harness.run([PreferencesStage.make(runtime: harness.runtime, store: store, routes: routes)], collecting: ["allowed", "outcomes"]) { collectors in
             for (_, delivery) in deliveries { try await harness.publish(delivery) }
             try await eventually("every delivery decided") {

@@ -7,23 +7,10 @@ import ServiceKit
 /// herald-preferences' filter stage: consumes resolved deliveries and passes each one on to
 /// `herald.deliveries` / `allowed`, or turns it into outcome `filtered` naming the level.
 public enum PreferencesStage {
-    /// Where the stage reads and writes; Herald's topology by default, other names in tests.
-    public struct Routes: Sendable {
-        public var input: QueueSpec
-        public var deliveries: ExchangeSpec
-        public var outcomes: ExchangeSpec
-        public init(
-            input: QueueSpec = HeraldTopology.Queue.preferencesResolved,
-            deliveries: ExchangeSpec = HeraldTopology.Exchange.deliveries,
-            outcomes: ExchangeSpec = HeraldTopology.Exchange.outcomes
-        ) {
-            self.input = input
-            self.deliveries = deliveries
-            self.outcomes = outcomes
-        }
-    }
+    /// Herald's routes: `preferences.resolved` in, `herald.deliveries` out.
+    public static let routes = StageRoutes(input: HeraldTopology.Queue.preferencesResolved, output: HeraldTopology.Exchange.deliveries)
 
-    public static func make(runtime: ServiceRuntime, store: PreferenceStore, routes: Routes = Routes(), prefetch: UInt16 = 256) -> Stage<Delivery> {
+    public static func make(runtime: ServiceRuntime, store: PreferenceStore, routes: StageRoutes = PreferencesStage.routes, prefetch: UInt16 = 256) -> Stage<Delivery> {
         let criticalKinds = runtime.apps.apps.mapValues { Set($0.criticalKinds) }
         let allowed = Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "allowed")])
         let filtered = Dictionary(uniqueKeysWithValues: FilterLevel.allCases.map {
@@ -34,7 +21,7 @@ public enum PreferencesStage {
             switch store.decide(delivery, critical: critical) {
             case .allow:
                 allowed.increment()
-                return [try .publish(delivery, to: routes.deliveries, routingKey: HeraldTopology.RoutingKey.allowed)]
+                return [try .publish(delivery, to: routes.output, routingKey: HeraldTopology.RoutingKey.allowed)]
             case .filter(let level):
                 filtered[level]?.increment()
                 let outcome = Outcome(delivery: delivery, status: .filtered, reason: "filtered by \(level.rawValue)", at: Date())
