@@ -1,0 +1,79 @@
+import DispatchKit
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import ServiceKit
+import Testing
+
+/// What `DispatchStage` emits for a retryable failure: the schedule, the floor of
+/// `Retry-After`, and the limits of two hours and the TTL.
+struct RetryPolicyTests {
+    let routes = DispatchStage.Routes(platform: .fcm)
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func emissions(_ request: DispatchRequest, _ result: SendResult) throws -> [Emission] {
+        try DispatchStage.emissions(for: request, result: result, platform: .fcm, routes: routes, policy: RetryPolicy(), sentAt: now, now: now)
+    }
+
+    @Test(arguments: [(1, 1.0, 1.5), (2, 2.0, 3.0), (3, 4.0, 6.0), (6, 32.0, 48.0)])
+    func theDelayDoublesFromOneSecondWithUpToHalfAddedAtRandom(attempt: Int, low: Double, high: Double) {
+        let policy = RetryPolicy()
+        #expect(policy.delay(afterAttempt: attempt, retryAfter: nil, random: 0) == .seconds(low))
+        #expect(policy.delay(afterAttempt: attempt, retryAfter: nil, random: 0.999_999) <= .milliseconds(Int(high * 1000)))
+    }
+
+    @Test func retryAfterIsAFloorAndTheTierIsTheNextOneUp() {
+        let policy = RetryPolicy()
+        let delay = policy.delay(afterAttempt: 1, retryAfter: .seconds(100), random: 0)
+        #expect(delay == .seconds(100))
+        #expect(policy.tier(for: delay).label == "2m")
+        #expect(policy.tier(for: .seconds(1)).label == "1s")
+        #expect(policy.tier(for: .seconds(5000)).label == "20m", "the longest tier caps the delay")
+    }
+
+    @Test func aRetryGoesToTheTierWithTheNextAttemptAndTheFirstAttemptsTime() throws {
+        var request = TestSandbox.request(token: "t")
+        request.attempt = 3
+        request.firstAttemptAt = now.addingTimeInterval(-60)
+        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(10)))
+        #expect(emitted.count == 2)
+        let retry = emitted[0].message
+        #expect(retry.exchange == HeraldTopology.Exchange.retry.name)
+        #expect(retry.routingKey == "fcm.15s", "max(4–6 s backoff, 10 s Retry-After) rounds up to 15 s")
+        let next = try HeraldJSON.decode(DispatchRequest.self, from: retry.body)
+        #expect(next.attempt == 4 && next.firstAttemptAt == request.firstAttemptAt && next.deliveryId == request.deliveryId)
+        let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[1].message.body)
+        #expect(outcome.status == .retrying && outcome.providerCode == "UNAVAILABLE")
+    }
+
+    @Test func theFirstRetryRecordsWhenTheFirstAttemptWasMade() throws {
+        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: "INTERNAL", reason: "oops"))
+        let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)
+        #expect(next.attempt == 2 && next.firstAttemptAt == now)
+    }
+
+    @Test func twoHoursAfterTheFirstAttemptTheDeliveryExpires() throws {
+        var request = TestSandbox.request(token: "t")
+        request.attempt = 12
+        request.firstAttemptAt = now.addingTimeInterval(-7200 + 30)
+        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy"))
+        #expect(emitted.count == 1)
+        let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
+        #expect(outcome.status == .expired && outcome.reason?.contains("gave up after 12 attempts") == true)
+    }
+
+    @Test func aRetryThatWouldLandAfterTheTTLExpiresInstead() throws {
+        let request = TestSandbox.request(token: "t", expiresAt: now.addingTimeInterval(1.5))
+        let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(5)))
+        #expect(try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body).status == .expired)
+    }
+
+    @Test func aDeadTokenIsRevokedWithTheTimeOfTheFailedSend() throws {
+        let request = TestSandbox.request(token: "dead")
+        let emitted = try emissions(request, .revoked(code: "UNREGISTERED", reason: "gone"))
+        #expect(emitted[0].message.exchange == HeraldTopology.Exchange.control.name && emitted[0].message.routingKey == "token.revoked")
+        let revocation = try HeraldJSON.decode(TokenRevoked.self, from: emitted[0].message.body)
+        #expect(revocation.failedSendAt == now && revocation.token == "dead" && revocation.deviceId == request.deviceId)
+        #expect(try HeraldJSON.decode(Outcome.self, from: emitted[1].message.body).status == .revoked)
+    }
+}
