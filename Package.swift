@@ -6,7 +6,7 @@ import PackageDescription
 /// Services/<target>, or in the folder given.
 let services: [(product: String, target: String, path: String?)] = [
     ("herald-gateway", "Gateway", nil),
-    ("herald-registration", "Registration", nil),
+    ("herald-registration", "Registration", "Services/Registration/Main"),
     ("herald-preferences", "Preferences", "Services/Preferences/Main"),
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
     ("herald-fcm", "FCMDispatcher", "Services/FCMDispatcher/Main"),
@@ -114,6 +114,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Encryption/Payloads"
+        ),
+        .target(
+            name: "Registry",
+            dependencies: [
+                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Registration/Registry"
         ),
         .target(
             name: "PreferenceRules",
@@ -242,6 +253,17 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "RegistryTests",
+            dependencies: [
+                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/RegistryTests"
+        ),
+        .testTarget(
             name: "PreferenceRulesTests",
             dependencies: [
                 "PreferenceRules", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
@@ -293,6 +315,7 @@ let package = Package(
             dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
                 + ($0.target == "Encryption" ? ["Payloads"] : [])
                 + ($0.target == "Preferences" ? ["PreferenceRules"] : [])
+                + ($0.target == "Registration" ? ["Registry"] : [])
                 + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"

@@ -18,6 +18,10 @@ import ServiceLifecycle
 /// - On graceful shutdown the stage stops consuming, finishes what it holds, and returns.
 public struct Stage<Input: Contract>: Service {
     public typealias Handler = @Sendable (Input) async throws -> [Emission]
+    /// Runs once an input's emissions are confirmed, before its ack: for state that may only
+    /// change when the outputs are safe (e.g. marking an event processed). A failure here
+    /// retries the input like a failed handler; its outputs are then published again.
+    public typealias Committed = @Sendable (Input) async throws -> Void
 
     /// Test seams: run between publishing the outputs and acknowledging the input.
     public struct Hooks: Sendable {
@@ -34,13 +38,15 @@ public struct Stage<Input: Contract>: Service {
     public let maxAttempts: Int
     private let runtime: ServiceRuntime
     private let handler: Handler
+    private let committed: Committed?
     private let hooks: Hooks
     private let probe = ReadinessProbe()
 
     public init(
         _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, maxAttempts: Int = 5,
-        runtime: ServiceRuntime, hooks: Hooks = Hooks(), handler: @escaping Handler
+        runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: Committed? = nil, handler: @escaping Handler
     ) {
+        self.committed = committed
         self.name = name ?? queue.name
         self.queue = queue
         self.prefetch = prefetch
@@ -61,7 +67,7 @@ public struct Stage<Input: Contract>: Service {
         defer { runtime.readiness.remove("consumer:\(queue.name)") }
         let processor = Processor(
             stage: name, queue: queue, maxAttempts: maxAttempts, publisher: runtime.requirePublisher,
-            handler: handler, hooks: hooks, logger: runtime.logger)
+            handler: handler, committed: committed, hooks: hooks, logger: runtime.logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await message in consumer {
@@ -82,6 +88,7 @@ public struct Stage<Input: Contract>: Service {
         let maxAttempts: Int
         let publisher: Publisher
         let handler: Handler
+        let committed: Committed?
         let hooks: Hooks
         let logger: Logger
         let processed: Counter
@@ -89,7 +96,8 @@ public struct Stage<Input: Contract>: Service {
         let retried: Counter
         let duration: Metrics.Timer
 
-        init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, handler: @escaping Handler, hooks: Hooks, logger: Logger) {
+        init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, handler: @escaping Handler, committed: Committed?, hooks: Hooks, logger: Logger) {
+            self.committed = committed
             self.stage = stage
             self.queue = queue
             self.maxAttempts = maxAttempts
@@ -117,6 +125,7 @@ public struct Stage<Input: Contract>: Service {
                 let emissions = try await handler(input)
                 try await publisher.publish(contentsOf: emissions.map(\.message))
                 if let afterPublish = hooks.afterPublish { await afterPublish(message) }
+                if let committed { try await committed(input) }
                 message.ack()
                 processed.increment()
             } catch let error as StageError where error.reason == .rejected {

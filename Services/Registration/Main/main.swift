@@ -1,0 +1,15 @@
+// herald-registration: the device registry. Resolves each event into one delivery per device,
+// applies token revocations, and answers the gateway's device, key and sponsee commands.
+import HeraldModel
+import Registry
+import ServiceKit
+
+await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runtime in
+    let store = try RegistrationStore(directory: runtime.environment.dataDirectory)
+    return ([
+        RegistrationStages.resolving(runtime: runtime, store: store),
+        RegistrationStages.revoking(runtime: runtime, store: store),
+        CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
+        RegistrationPruner(store: store, logger: runtime.logger),
+    ], { _ in })
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import Messaging
+
+/// Answers the gateway's registration commands from the store, validating ids and keys with
+/// errors that name the field.
+public struct RegistrationCommands: Sendable {
+    let store: RegistrationStore
+
+    public init(store: RegistrationStore) {
+        self.store = store
+    }
+
+    /// The RPC handler.
+    public func handle(_ request: ReceivedMessage) async throws -> RPCReply {
+        guard request.properties.type == RegistrationCommand.contractName else {
+            throw CommandError(code: "unknown-command", detail: "expected a \(RegistrationCommand.contractName), got \(request.properties.type ?? "no type")")
+        }
+        let command: RegistrationCommand
+        do {
+            command = try HeraldJSON.decode(RegistrationCommand.self, from: request.body)
+        } catch let error as DecodingError {
+            throw CommandError(code: "invalid-command", detail: HeraldJSON.describe(error))
+        }
+        return try .encoding(try await run(command), type: RegistrationReply.contractName)
+    }
+
+    public func run(_ command: RegistrationCommand) async throws -> RegistrationReply {
+        try Self.check(command.app, "app")
+        switch command {
+        case .registerDevice(let app, let registration):
+            try Self.validate(registration)
+            return RegistrationReply(device: try await store.register(app: app, registration))
+        case .getDevice(let app, let deviceId):
+            try Self.check(deviceId, "deviceId")
+            guard let device = try await store.device(app: app, deviceId: deviceId) else {
+                throw CommandError(code: "device-not-found", detail: "app \(app) has no device \(deviceId)", status: 404)
+            }
+            return RegistrationReply(device: device)
+        case .unregisterDevice(let app, let deviceId, let userId):
+            try Self.check(deviceId, "deviceId")
+            let (removed, detail) = try await store.unregister(app: app, deviceId: deviceId, userId: userId)
+            return RegistrationReply(removed: removed, detail: detail)
+        case .registerSmartIDDevice(let app, let token, let os, let profileIds):
+            guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
+            for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }
+            let registration = DeviceRegistration(deviceId: token, platform: .fcm, token: token, os: os, pushIds: profileIds)
+            try Self.validate(registration)
+            return RegistrationReply(device: try await store.register(app: app, registration))
+        case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId):
+            try Self.check(emailAddressId, "emailAddressId")
+            try Self.check(keyId, "keyId")
+            let key: RSAEncryptionKey
+            do {
+                key = try RSAEncryptionKey(publicKey)
+            } catch let error as HeraldCryptoError {
+                throw CommandError(code: "invalid-key", detail: "publicKey: \(error.message)", status: 422)
+            }
+            let stored = try await store.setAddressKey(
+                app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: key.spkiDER.base64EncodedString(), ownerUserId: ownerUserId)
+            return RegistrationReply(addressKey: stored)
+        case .setSponsee(let app, let sponseeId, let type, let value):
+            try Self.check(sponseeId, "id")
+            switch type {
+            case 4:
+                guard value.hasPrefix("FCM:"), value.count > 4 else {
+                    throw CommandError(code: "invalid-value", detail: "value: a type 4 com method is FCM:<token>")
+                }
+            case 3:
+                guard !value.isEmpty else { throw CommandError(code: "invalid-value", detail: "value: a type 3 com method names the sponsor's endpoint") }
+            default:
+                throw CommandError(code: "invalid-type", detail: "type: 3 (forward to the sponsor) or 4 (push), not \(type)")
+            }
+            return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
+        }
+    }
+
+    /// Ids, token and key of a registration; the key must be a usable P-256 key and auth secret.
+    static func validate(_ registration: DeviceRegistration) throws {
+        try check(registration.deviceId, "deviceId")
+        guard !registration.token.isEmpty, registration.token.utf8.count <= 4096 else {
+            throw CommandError(code: "invalid-token", detail: "token must be 1 to 4096 bytes")
+        }
+        if let userId = registration.userId { try check(userId, "userId") }
+        for (index, pushId) in registration.pushIds.enumerated() { try check(pushId, "pushIds[\(index)]") }
+        if let key = registration.key {
+            try check(key.keyId, "key.keyId")
+            do {
+                _ = try WebPushKey(p256dh: key.p256dh, auth: key.auth)
+            } catch let error as HeraldCryptoError {
+                throw CommandError(code: "invalid-key", detail: "key.\(error.description)", status: 422)
+            }
+        }
+    }
+
+    static func check(_ value: String, _ field: String) throws {
+        guard !value.isEmpty, value.utf8.count <= 256 else {
+            throw CommandError(code: "invalid-\(field)", detail: "\(field) must be 1 to 256 bytes")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import HeraldModel
+import Messaging
+import Metrics
+import ServiceKit
+
+/// herald-registration's two stages: resolving events into deliveries, and applying token
+/// revocations.
+public enum RegistrationStages {
+    /// Herald's routes: `registration.events` in, `herald.deliveries` (`resolved`) out.
+    public static let events = StageRoutes(input: HeraldTopology.Queue.registrationEvents, output: HeraldTopology.Exchange.deliveries)
+    /// `registration.revocations` in; only outcomes out.
+    public static let revocations = StageRoutes(input: HeraldTopology.Queue.registrationRevocations, output: HeraldTopology.Exchange.outcomes)
+
+    /// Consumes events: an event id seen before is acknowledged without publishing again;
+    /// otherwise one delivery per device (deterministic ids), or outcome `filtered` with
+    /// reason `no audience`. The event counts as processed only once its deliveries are
+    /// confirmed, so a crash in between redelivers it and repeats the same ids.
+    public static func resolving(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 16) -> Stage<NotificationEvent> {
+        let resolver = AudienceResolver(store: store)
+        let resolved = Counter(label: "herald_registration_deliveries_total")
+        let repeated = Counter(label: "herald_registration_events_total", dimensions: [("result", "repeated")])
+        let empty = Counter(label: "herald_registration_events_total", dimensions: [("result", "no_audience")])
+        let fannedOut = Counter(label: "herald_registration_events_total", dimensions: [("result", "resolved")])
+        return Stage(
+            "registration.events", consuming: routes.input, prefetch: prefetch, runtime: runtime,
+            committed: { event in try await store.markProcessed(app: event.app, eventId: event.id) }
+        ) { event in
+            if try await store.isProcessed(app: event.app, eventId: event.id) {
+                repeated.increment()
+                return []
+            }
+            let recipients = try await resolver.recipients(of: event)
+            guard !recipients.isEmpty else {
+                empty.increment()
+                return [try .outcome(Outcome(
+                    deliveryId: "\(event.id):none", eventId: event.id, app: event.app, status: .filtered,
+                    reason: "no audience", at: Date()), to: routes.outcomes)]
+            }
+            fannedOut.increment()
+            resolved.increment(by: recipients.count)
+            return try recipients.map {
+                try .publish(Delivery(event: event, device: $0.device, addressKey: $0.addressKey), to: routes.output, routingKey: HeraldTopology.RoutingKey.resolved)
+            }
+        }
+    }
+
+    /// Consumes token revocations: removes the device unless it registered again after the
+    /// failed send, keeps an audit row, and emits an outcome.
+    public static func revoking(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
+        Stage("registration.revocations", consuming: routes.input, prefetch: 32, runtime: runtime) { revocation in
+            let result = try await store.revoke(revocation)
+            let reason: String
+            switch result {
+            case .removed(let deviceId): reason = "device \(deviceId) removed: \(revocation.reason)"
+            case .renewed(let deviceId): reason = "device \(deviceId) kept: registered again after the failed send"
+            case .unknown: reason = "no device has this token"
+            }
+            Counter(label: "herald_registration_revocations_total", dimensions: [("result", "\(result)".prefix(while: { $0 != "(" }).description)]).increment()
+            return [try .outcome(Outcome(
+                deliveryId: revocation.deliveryId ?? "revoke:\(revocation.token.prefix(16))", eventId: revocation.eventId ?? revocation.messageId,
+                app: revocation.app, status: .revoked, reason: reason, providerCode: revocation.reason, at: Date()), to: routes.outcomes)]
+        }
+    }
+}

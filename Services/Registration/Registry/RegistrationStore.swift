@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+import HeraldCrypto
+import HeraldModel
+
+/// Devices, email-address keys, sponsees, processed event ids and revoked tokens: SQLite
+/// through GRDB (WAL, migrations) in `registration.sqlite` under the data directory. One
+/// `herald-registration` owns a store.
+public final class RegistrationStore: Sendable {
+    public static let fileName = "registration.sqlite"
+
+    let database: DatabasePool
+    /// SQLite's limit on bound parameters is far above this; chunks keep statements small.
+    static let chunk = 500
+
+    public init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        database = try DatabasePool(path: directory.appendingPathComponent(Self.fileName).path, configuration: configuration)
+        try Self.migrator.migrate(database)
+    }
+
+    // MARK: Devices
+
+    /// Registers or updates a device. A token registered under another device id of the app
+    /// moves here (that device is removed); the push-id list is replaced.
+    @discardableResult
+    public func register(app: String, _ registration: DeviceRegistration, now: Date = Date()) async throws -> DeviceRecord {
+        try await database.write { db in
+            let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
+                                             arguments: [app, registration.token, registration.deviceId])
+            for other in others { try Self.delete(db, app: app, deviceId: other) }
+            let createdAt = try Date.fetchOne(db, sql: "SELECT createdAt FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, registration.deviceId]) ?? now
+            try db.execute(sql: """
+                INSERT INTO devices (app, deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, deviceId) DO UPDATE SET platform = excluded.platform, token = excluded.token, os = excluded.os,
+                    userId = excluded.userId, locale = excluded.locale, keyId = excluded.keyId, p256dh = excluded.p256dh,
+                    auth = excluded.auth, updatedAt = excluded.updatedAt, lastSeenAt = excluded.lastSeenAt
+                """, arguments: Self.deviceArguments(app: app, registration, createdAt: createdAt, now: now))
+            try db.execute(sql: "DELETE FROM pushIds WHERE app = ? AND deviceId = ?", arguments: [app, registration.deviceId])
+            for pushId in Set(registration.pushIds) {
+                try db.execute(sql: "INSERT INTO pushIds (app, deviceId, pushId) VALUES (?, ?, ?)", arguments: [app, registration.deviceId, pushId])
+            }
+            return DeviceRecord(registration: registration, createdAt: createdAt, updatedAt: now, lastSeenAt: now)
+        }
+    }
+
+    private static func deviceArguments(app: String, _ r: DeviceRegistration, createdAt: Date, now: Date) -> StatementArguments {
+        let values: [(any DatabaseValueConvertible)?] = [
+            app, r.deviceId, r.platform.rawValue, r.token, r.os.rawValue, r.userId, r.locale,
+            r.key?.keyId, r.key?.p256dh, r.key?.auth, createdAt, now, now,
+        ]
+        return StatementArguments(values)
+    }
+
+    public func device(app: String, deviceId: String) async throws -> DeviceRecord? {
+        try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", [deviceId]).first }
+    }
+
+    /// Removes a device; with `userId`, only if the device belongs to that user.
+    public func unregister(app: String, deviceId: String, userId: String?) async throws -> (removed: Bool, detail: String) {
+        try await database.write { db in
+            guard let owner = try Row.fetchOne(db, sql: "SELECT userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
+                return (false, "no device \(deviceId)")
+            }
+            let current: String? = owner["userId"]
+            if let userId, current != userId {
+                return (false, "device \(deviceId) belongs to \(current == nil ? "no user" : "another user"), not \(userId): nothing changed")
+            }
+            try Self.delete(db, app: app, deviceId: deviceId)
+            return (true, "removed")
+        }
+    }
+
+    private static func delete(_ db: Database, app: String, deviceId: String) throws {
+        try db.execute(sql: "DELETE FROM pushIds WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
+        try db.execute(sql: "DELETE FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
+    }
+
+    // MARK: Resolution queries (batched)
+
+    public func devices(app: String, users: [String]) async throws -> [DeviceRecord] {
+        try await database.read { db in try Self.devices(db, app: app, where: "userId IN", users) }
+    }
+
+    public func devices(app: String, ids: [String]) async throws -> [DeviceRecord] {
+        try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", ids) }
+    }
+
+    public func devices(app: String, pushIds: [String]) async throws -> [DeviceRecord] {
+        try await database.read { db in
+            var ids = Set<String>()
+            for chunk in pushIds.chunked(Self.chunk) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
+                                                  arguments: StatementArguments([app] + chunk)))
+            }
+            return try Self.devices(db, app: app, where: "deviceId IN", ids.sorted())
+        }
+    }
+
+    /// Devices whose `column` is in `values`, with their push ids, in chunks.
+    private static func devices(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceRecord] {
+        var records: [DeviceRecord] = []
+        for chunk in values.chunked(chunk) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE app = ? AND \(column) (\(marks)) ORDER BY deviceId",
+                                        arguments: StatementArguments([app] + chunk))
+            guard !rows.isEmpty else { continue }
+            var pushIds: [String: [String]] = [:]
+            let deviceMarks = Array(repeating: "?", count: rows.count).joined(separator: ",")
+            for row in try Row.fetchAll(db, sql: "SELECT deviceId, pushId FROM pushIds WHERE app = ? AND deviceId IN (\(deviceMarks))",
+                                        arguments: StatementArguments([app] + rows.map { $0["deviceId"] as String })) {
+                pushIds[row["deviceId"], default: []].append(row["pushId"])
+            }
+            for row in rows {
+                let deviceId: String = row["deviceId"]
+                let keyId: String? = row["keyId"]
+                let key = keyId.map { DeviceKey(keyId: $0, p256dh: row["p256dh"], auth: row["auth"]) }
+                let registration = DeviceRegistration(
+                    deviceId: deviceId, platform: Platform(rawValue: row["platform"]) ?? .fcm, token: row["token"],
+                    os: DeviceOS(rawValue: row["os"]) ?? .other, userId: row["userId"], pushIds: (pushIds[deviceId] ?? []).sorted(),
+                    locale: row["locale"], key: key)
+                records.append(DeviceRecord(registration: registration, createdAt: row["createdAt"], updatedAt: row["updatedAt"], lastSeenAt: row["lastSeenAt"]))
+            }
+        }
+        return records
+    }
+
+    // MARK: Email-address keys and sponsees
+
+    @discardableResult
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date = Date()) async throws -> AddressKey {
+        try await database.write { db in
+            try db.execute(sql: """
+                INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
+                    ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
+                """, arguments: [app, emailAddressId, keyId, publicKeyDER, ownerUserId, now])
+        }
+        return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
+    }
+
+    /// The key of an address and the user who owns it.
+    public func addressKey(app: String, emailAddressId: String) async throws -> (key: AddressKey, owner: String?)? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT keyId, publicKey, ownerUserId FROM addressKeys WHERE app = ? AND emailAddressId = ?", arguments: [app, emailAddressId])
+                .map { (AddressKey(emailAddressId: emailAddressId, keyId: $0["keyId"], publicKey: $0["publicKey"]), $0["ownerUserId"]) }
+        }
+    }
+
+    @discardableResult
+    public func setSponsee(app: String, _ sponsee: Sponsee, now: Date = Date()) async throws -> Sponsee {
+        try await database.write { db in
+            try db.execute(sql: """
+                INSERT INTO sponsees (app, sponseeId, type, value, updatedAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (app, sponseeId) DO UPDATE SET type = excluded.type, value = excluded.value, updatedAt = excluded.updatedAt
+                """, arguments: [app, sponsee.sponseeId, sponsee.type, sponsee.value, now])
+        }
+        return sponsee
+    }
+
+    public func sponsees(app: String, ids: [String]) async throws -> [Sponsee] {
+        try await database.read { db in
+            var result: [Sponsee] = []
+            for chunk in ids.chunked(Self.chunk) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                result += try Row.fetchAll(db, sql: "SELECT sponseeId, type, value FROM sponsees WHERE app = ? AND sponseeId IN (\(marks))",
+                                           arguments: StatementArguments([app] + chunk)).map { Sponsee(sponseeId: $0["sponseeId"], type: $0["type"], value: $0["value"]) }
+            }
+            return result
+        }
+    }
+
+    // MARK: Idempotency
+
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ?", arguments: [app, eventId]) ?? false
+        }
+    }
+
+    public func markProcessed(app: String, eventId: String, at now: Date = Date()) async throws {
+        try await database.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt) VALUES (?, ?, ?)", arguments: [app, eventId, now])
+        }
+    }
+
+    /// Forgets processed event ids older than `window` and revocation audit rows older than
+    /// `auditWindow`; returns how many of each.
+    @discardableResult
+    public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval) async throws -> (events: Int, revocations: Int) {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM processedEvents WHERE processedAt < ?", arguments: [now.addingTimeInterval(-window)])
+            let events = db.changesCount
+            try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
+            return (events, db.changesCount)
+        }
+    }
+
+    // MARK: Revocation
+
+    public enum RevocationResult: Sendable, Hashable {
+        case removed(deviceId: String)
+        /// The device registered again after the failed send: kept.
+        case renewed(deviceId: String)
+        /// No device has that token (already removed, or a direct token).
+        case unknown
+    }
+
+    /// Removes the device holding a dead token, unless it was registered again after the
+    /// failed send, and keeps an audit row either way.
+    public func revoke(_ revocation: TokenRevoked, now: Date = Date()) async throws -> RevocationResult {
+        try await database.write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt FROM devices WHERE app = ? AND platform = ? AND token = ?",
+                                       arguments: [revocation.app, revocation.platform.rawValue, revocation.token])
+            let result: RevocationResult
+            if let row {
+                let deviceId: String = row["deviceId"]
+                let updatedAt: Date = row["updatedAt"]
+                if updatedAt > revocation.failedSendAt {
+                    result = .renewed(deviceId: deviceId)
+                } else {
+                    try Self.delete(db, app: revocation.app, deviceId: deviceId)
+                    result = .removed(deviceId: deviceId)
+                }
+            } else {
+                result = .unknown
+            }
+            let outcome: String
+            switch result {
+            case .removed: outcome = "removed"
+            case .renewed: outcome = "kept: registered again after the failed send"
+            case .unknown: outcome = "no such device"
+            }
+            try db.execute(sql: """
+                INSERT INTO revokedTokens (app, platform, token, deviceId, reason, failedSendAt, revokedAt, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [revocation.app, revocation.platform.rawValue, revocation.token, revocation.deviceId, revocation.reason, revocation.failedSendAt, now, outcome])
+            return result
+        }
+    }
+
+    /// Revocation audit rows for a token (newest first).
+    public func revocations(app: String, token: String) async throws -> [(reason: String, result: String, revokedAt: Date)] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT reason, result, revokedAt FROM revokedTokens WHERE app = ? AND token = ? ORDER BY revokedAt DESC", arguments: [app, token])
+                .map { ($0["reason"], $0["result"], $0["revokedAt"]) }
+        }
+    }
+
+    // MARK: Schema
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: devices, push ids, address keys, sponsees, processed events, revoked tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE devices (
+                    app TEXT NOT NULL, deviceId TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, os TEXT NOT NULL,
+                    userId TEXT, locale TEXT, keyId TEXT, p256dh TEXT, auth TEXT,
+                    createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL, lastSeenAt DATETIME NOT NULL,
+                    PRIMARY KEY (app, deviceId));
+                CREATE INDEX devicesByUser ON devices (app, userId);
+                CREATE INDEX devicesByToken ON devices (app, token);
+                CREATE TABLE pushIds (app TEXT NOT NULL, deviceId TEXT NOT NULL, pushId TEXT NOT NULL, PRIMARY KEY (app, deviceId, pushId));
+                CREATE INDEX pushIdsByPushId ON pushIds (app, pushId);
+                CREATE TABLE addressKeys (
+                    app TEXT NOT NULL, emailAddressId TEXT NOT NULL, keyId TEXT NOT NULL, publicKey TEXT NOT NULL, ownerUserId TEXT,
+                    updatedAt DATETIME NOT NULL, PRIMARY KEY (app, emailAddressId));
+                CREATE TABLE sponsees (
+                    app TEXT NOT NULL, sponseeId TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL, updatedAt DATETIME NOT NULL,
+                    PRIMARY KEY (app, sponseeId));
+                CREATE TABLE processedEvents (app TEXT NOT NULL, eventId TEXT NOT NULL, processedAt DATETIME NOT NULL, PRIMARY KEY (app, eventId));
+                CREATE INDEX processedEventsByTime ON processedEvents (processedAt);
+                CREATE TABLE revokedTokens (
+                    app TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, deviceId TEXT, reason TEXT NOT NULL,
+                    failedSendAt DATETIME NOT NULL, revokedAt DATETIME NOT NULL, result TEXT NOT NULL);
+                CREATE INDEX revokedTokensByTime ON revokedTokens (revokedAt);
+                CREATE INDEX revokedTokensByToken ON revokedTokens (app, token);
+                """)
+        }
+        return migrator
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

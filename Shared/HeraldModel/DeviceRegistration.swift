@@ -1,0 +1,67 @@
+import Foundation
+
+/// What an app registers for one of its devices (`PUT /devices/{deviceId}`): an upsert, the
+/// last write wins.
+public struct DeviceRegistration: Codable, Sendable, Hashable {
+    public var deviceId: String
+    public var platform: Platform
+    public var token: String
+    public var os: DeviceOS
+    /// The device belongs to at most one user; registering it for another moves it.
+    public var userId: String?
+    /// Smart ID style push ids (profile ids) this device listens to; replaces the old list.
+    public var pushIds: [String]
+    public var locale: String?
+    /// The Web Push key for encrypted payloads.
+    public var key: DeviceKey?
+
+    public init(
+        deviceId: String, platform: Platform, token: String, os: DeviceOS, userId: String? = nil,
+        pushIds: [String] = [], locale: String? = nil, key: DeviceKey? = nil
+    ) {
+        self.deviceId = deviceId
+        self.platform = platform
+        self.token = token
+        self.os = os
+        self.userId = userId
+        self.pushIds = pushIds
+        self.locale = locale
+        self.key = key
+    }
+
+    private enum CodingKeys: String, CodingKey { case deviceId, platform, token, os, userId, pushIds, locale, key }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceId = try c.decode(String.self, forKey: .deviceId)
+        platform = try c.decode(Platform.self, forKey: .platform)
+        token = try c.decode(String.self, forKey: .token)
+        os = try c.decode(DeviceOS.self, forKey: .os)
+        userId = try c.decodeIfPresent(String.self, forKey: .userId)
+        pushIds = try c.decodeIfPresent([String].self, forKey: .pushIds) ?? []
+        locale = try c.decodeIfPresent(String.self, forKey: .locale)
+        key = try c.decodeIfPresent(DeviceKey.self, forKey: .key)
+    }
+}
+
+/// A registered device as Registration keeps it.
+public struct DeviceRecord: Codable, Sendable, Hashable {
+    public var registration: DeviceRegistration
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastSeenAt: Date
+
+    public init(registration: DeviceRegistration, createdAt: Date, updatedAt: Date, lastSeenAt: Date) {
+        self.registration = registration
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastSeenAt = lastSeenAt
+    }
+
+    /// The device as a delivery names it.
+    public var target: DeviceTarget {
+        DeviceTarget(
+            id: registration.deviceId, platform: registration.platform, token: registration.token, os: registration.os,
+            userId: registration.userId, locale: registration.locale, key: registration.key)
+    }
+}

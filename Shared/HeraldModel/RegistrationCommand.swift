@@ -1,0 +1,61 @@
+/// The commands the gateway sends to Registration over AMQP RPC (queue
+/// `registration.commands`, type `herald.registration-command.v1`), each answered with a
+/// `RegistrationReply` or a `CommandError`. Encoded with the command as the single key:
+/// `{"getDevice": {"app": "chat", "deviceId": "d1"}}`.
+public enum RegistrationCommand: Codable, Sendable, Hashable {
+    public static let contractName = "herald.registration-command.v1"
+
+    case registerDevice(app: String, registration: DeviceRegistration)
+    case getDevice(app: String, deviceId: String)
+    /// With a user id, removes the device only if it belongs to that user.
+    case unregisterDevice(app: String, deviceId: String, userId: String?)
+    /// Smart ID: the device token (its `deviceID`) listens to exactly these profile ids.
+    case registerSmartIDDevice(app: String, token: String, os: DeviceOS, profileIds: [String])
+    /// The RSA public key of an email address (SPKI PEM or base64 DER) and the user who owns it.
+    case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?)
+    /// An Evernym sponsee's com method: type 4 pushes to `FCM:<token>`, type 3 forwards to the sponsor.
+    case setSponsee(app: String, sponseeId: String, type: Int, value: String)
+
+    public var app: String {
+        switch self {
+        case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
+             .registerSmartIDDevice(let app, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _):
+            return app
+        }
+    }
+}
+
+/// What Registration answers (type `herald.registration-reply.v1`); only the part the
+/// command is about is present.
+public struct RegistrationReply: Codable, Sendable, Hashable {
+    public static let contractName = "herald.registration-reply.v1"
+
+    public var device: DeviceRecord?
+    /// For `unregisterDevice`: whether a device was removed, and if not, why.
+    public var removed: Bool?
+    public var detail: String?
+    public var addressKey: AddressKey?
+    public var sponsee: Sponsee?
+
+    public init(device: DeviceRecord? = nil, removed: Bool? = nil, detail: String? = nil, addressKey: AddressKey? = nil, sponsee: Sponsee? = nil) {
+        self.device = device
+        self.removed = removed
+        self.detail = detail
+        self.addressKey = addressKey
+        self.sponsee = sponsee
+    }
+}
+
+/// An Evernym sponsee's com method.
+public struct Sponsee: Codable, Sendable, Hashable {
+    public var sponseeId: String
+    /// 3: forward to the sponsor's endpoint; 4: push to the token in `value` (`FCM:<token>`).
+    public var type: Int
+    public var value: String
+
+    public init(sponseeId: String, type: Int, value: String) {
+        self.sponseeId = sponseeId
+        self.type = type
+        self.value = value
+    }
+}

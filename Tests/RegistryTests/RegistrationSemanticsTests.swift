@@ -1,0 +1,141 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import Registry
+import Testing
+
+/// The registry's rules, on a real SQLite file.
+struct RegistrationSemanticsTests {
+    typealias S = RegistrySamples
+
+    @Test func registeringIsAnUpsertWhereTheLastWriteWinsAndTheCreationTimeStays() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await store.register(app: "a", S.device("d1", token: "t1"), now: Date(timeIntervalSince1970: 1000))
+        var changed = S.device("d1", token: "t2")
+        changed.locale = "et-EE"
+        let second = try await store.register(app: "a", changed, now: Date(timeIntervalSince1970: 2000))
+        #expect(second.createdAt == first.createdAt && second.updatedAt == Date(timeIntervalSince1970: 2000))
+        let stored = try #require(try await store.device(app: "a", deviceId: "d1"))
+        #expect(stored.registration.token == "t2" && stored.registration.locale == "et-EE")
+        #expect(stored.createdAt == Date(timeIntervalSince1970: 1000))
+    }
+
+    @Test func aDeviceRegisteredForAnotherUserMovesToThatUser() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("d1", user: "u1"))
+        try await store.register(app: "a", S.device("d1", user: "u2"))
+        #expect(try await store.devices(app: "a", users: ["u1"]).isEmpty)
+        #expect(try await store.devices(app: "a", users: ["u2"]).map(\.registration.deviceId) == ["d1"])
+    }
+
+    @Test func aTokenRegisteredUnderANewDeviceIdMovesThere() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("old", token: "shared"))
+        try await store.register(app: "b", S.device("other-app", token: "shared"))
+        try await store.register(app: "a", S.device("new", token: "shared"))
+        #expect(try await store.device(app: "a", deviceId: "old") == nil)
+        #expect(try await store.device(app: "a", deviceId: "new")?.registration.token == "shared")
+        #expect(try await store.device(app: "b", deviceId: "other-app") != nil, "another app's device keeps its token")
+    }
+
+    @Test func unregisteringWithAUserIdRemovesOnlyThatUsersDevice() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("d1", user: "u1"))
+        let refused = try await store.unregister(app: "a", deviceId: "d1", userId: "u2")
+        #expect(!refused.removed && refused.detail.contains("nothing changed"))
+        #expect(try await store.device(app: "a", deviceId: "d1") != nil)
+        let accepted = try await store.unregister(app: "a", deviceId: "d1", userId: "u1")
+        #expect(accepted.removed)
+        #expect(try await store.device(app: "a", deviceId: "d1") == nil)
+    }
+
+    @Test func unregisteringWithoutAUserIdRemovesTheDevice() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("d1", user: "u1"))
+        #expect(try await store.unregister(app: "a", deviceId: "d1", userId: nil).removed)
+        #expect(try await store.unregister(app: "a", deviceId: "d1", userId: nil).detail == "no device d1")
+    }
+
+    @Test func aSmartIDDeviceRegistersItsFullListOfProfileIdsReplacingTheOldOne() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands = RegistrationCommands(store: store)
+        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p1", "p2"]))
+        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p2", "p3"]))
+        #expect(try await store.devices(app: "sid", pushIds: ["p1"]).isEmpty)
+        #expect(try await store.devices(app: "sid", pushIds: ["p3"]).map(\.registration.pushIds) == [["p2", "p3"]])
+    }
+
+    @Test func keysAreValidatedOnRegistrationWithTheFieldNamed() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands = RegistrationCommands(store: store)
+        var wrongCurve = S.device("d1")
+        wrongCurve.key = DeviceKey(keyId: "k", p256dh: Base64URL.encode(P384.KeyAgreement.PrivateKey().publicKey.x963Representation), auth: S.deviceKey.auth)
+        await #expect { _ = try await commands.run(.registerDevice(app: "a", registration: wrongCurve)) } throws: {
+            let error = $0 as? CommandError
+            return error?.code == "invalid-key" && error?.status == 422 && error?.detail.contains("key.p256dh") == true && error?.detail.contains("P-384") == true
+        }
+        var shortAuth = S.device("d1", key: S.deviceKey)
+        shortAuth.key?.auth = Base64URL.encode(Data(count: 8))
+        await #expect { _ = try await commands.run(.registerDevice(app: "a", registration: shortAuth)) } throws: {
+            ($0 as? CommandError)?.detail.contains("key.auth") == true
+        }
+        let small = try _RSA.Encryption.PrivateKey(unsafeKeySize: .init(bitCount: 1024)).publicKey.pemRepresentation
+        await #expect { _ = try await commands.run(.setAddressKey(app: "a", emailAddressId: "e1", keyId: "k", publicKey: small, ownerUserId: "u1")) } throws: {
+            ($0 as? CommandError)?.code == "invalid-key" && ($0 as? CommandError)?.detail.contains("1024") == true
+        }
+        let good = try _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey
+        let stored = try await commands.run(.setAddressKey(app: "a", emailAddressId: "e1", keyId: "k", publicKey: good.pemRepresentation, ownerUserId: "u1")).addressKey
+        #expect(stored?.publicKey == good.derRepresentation.base64EncodedString())
+        #expect(try await store.device(app: "a", deviceId: "d1") == nil, "nothing was stored for a refused key")
+    }
+
+    @Test func aSponseeNeedsType3Or4AndAnFCMTokenForType4() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands = RegistrationCommands(store: store)
+        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 5, value: "x")) }
+        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "APNS:x")) }
+        #expect(try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "FCM:tok")).sponsee == Sponsee(sponseeId: "s1", type: 4, value: "FCM:tok"))
+    }
+
+    @Test func aRevocationRemovesTheDeviceAndKeepsAnAuditRow() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("d1", token: "dead"), now: Date(timeIntervalSince1970: 1000))
+        let result = try await store.revoke(TokenRevoked(app: "a", platform: .fcm, token: "dead", reason: "UNREGISTERED", failedSendAt: Date(timeIntervalSince1970: 2000)))
+        #expect(result == .removed(deviceId: "d1"))
+        #expect(try await store.device(app: "a", deviceId: "d1") == nil)
+        let audit = try await store.revocations(app: "a", token: "dead")
+        #expect(audit.count == 1 && audit[0].reason == "UNREGISTERED" && audit[0].result == "removed")
+    }
+
+    @Test func aRevocationDoesNotRemoveARegistrationRenewedAfterTheFailedSend() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "a", S.device("d1", token: "t"), now: Date(timeIntervalSince1970: 3000))
+        let result = try await store.revoke(TokenRevoked(app: "a", platform: .fcm, token: "t", reason: "UNREGISTERED", failedSendAt: Date(timeIntervalSince1970: 2000)))
+        #expect(result == .renewed(deviceId: "d1"))
+        #expect(try await store.device(app: "a", deviceId: "d1") != nil)
+        #expect(try await store.revocations(app: "a", token: "t").first?.result.hasPrefix("kept") == true)
+    }
+
+    @Test func pruningForgetsProcessedEventsAfterTheWindow() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.markProcessed(app: "a", eventId: "old", at: Date(timeIntervalSince1970: 0))
+        try await store.markProcessed(app: "a", eventId: "new", at: Date(timeIntervalSince1970: 90_000))
+        let pruned = try await store.prune(now: Date(timeIntervalSince1970: 100_000), window: 86_400, auditWindow: 86_400)
+        #expect(pruned.events == 1)
+        #expect(try await store.isProcessed(app: "a", eventId: "old") == false)
+        #expect(try await store.isProcessed(app: "a", eventId: "new") == true)
+    }
+}

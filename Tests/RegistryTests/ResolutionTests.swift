@@ -1,0 +1,121 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+import Registry
+import ServiceKit
+import Testing
+
+/// The resolving stage on the real broker and a real SQLite file.
+@Suite("Resolving events into deliveries", .enabled(if: TestBroker.shouldRun))
+struct ResolutionTests {
+    typealias S = RegistrySamples
+
+    struct Fixture {
+        let store: RegistrationStore
+        let directory: URL
+        let harness: StageHarness
+
+        init() throws {
+            (store, directory) = try S.store()
+            harness = try StageHarness(
+                "registration", exchanges: ["deliveries": .topic, "outcomes": .topic],
+                queues: ["resolved": ("deliveries", "resolved"), "outcomes": ("outcomes", "#")])
+        }
+
+        func run(_ body: ([Collector]) async throws -> Void) async throws {
+            let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
+            try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, store: store, routes: routes)], collecting: ["resolved", "outcomes"], body)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func deliveries(_ collector: Collector) async throws -> [Delivery] {
+        try await collector.inbox.messages.map { try $0.decode(Delivery.self) }
+    }
+
+    @Test func eachAudienceFormResolvesToItsDevicesWithDeterministicIds() async throws {
+        let fixture = try Fixture()
+        let store = fixture.store
+        try await store.register(app: "demo", S.device("u1-a", user: "u1"))
+        try await store.register(app: "demo", S.device("u1-b", user: "u1", key: S.deviceKey))
+        try await store.register(app: "demo", S.device("u2-a", user: "u2", pushIds: ["p1", "p2"]))
+        try await store.register(app: "demo", S.device("u3-a", user: "u3", pushIds: ["p2"]))
+        try await store.register(app: "other", S.device("x", user: "u1"))
+        try await store.setAddressKey(app: "demo", emailAddressId: "addr-1", keyId: "ak", publicKeyDER: "MIIB", ownerUserId: "u2")
+        try await store.setSponsee(app: "demo", Sponsee(sponseeId: "sponsee-1", type: 4, value: "FCM:sponsee-token"))
+
+        let events: [(NotificationEvent, Set<String>)] = [
+            (S.event("users", audience: .users(["u1", "nobody"])), ["u1-a", "u1-b"]),
+            (S.event("pushIds", audience: .pushIds(["p2", "p1"])), ["u2-a", "u3-a"]),
+            (S.event("devices", audience: .devices(["u3-a", "missing"])), ["u3-a"]),
+            (S.event("tokens", audience: .tokens([DirectToken(platform: .fcm, token: "direct-1")])), [AudienceResolverIds.direct("direct-1")]),
+            (S.event("email", audience: .emailAddressId("addr-1")), ["u2-a"]),
+            (S.event("sponsee", audience: .users(["sponsee-1"])), ["sponsee:sponsee-1"]),
+        ]
+        try await fixture.run { collectors in
+            for (event, _) in events { try await fixture.harness.publish(event) }
+            let total = events.reduce(0) { $0 + $1.1.count }
+            try await collectors[0].inbox.waitUntil("\(total) deliveries") { $0.count == total }
+            let deliveries = try await Self.deliveries(collectors[0])
+            for (event, expected) in events {
+                let mine = deliveries.filter { $0.eventId == event.id }
+                #expect(Set(mine.map(\.device.id)) == expected, "\(event.id)")
+                #expect(mine.allSatisfy { $0.deliveryId == Delivery.makeId(app: "demo", eventId: event.id, deviceId: $0.device.id) })
+            }
+            #expect(deliveries.first { $0.device.id == "u1-b" }?.device.key != nil, "the device key travels with the delivery")
+            #expect(deliveries.first { $0.eventId == "email" }?.addressKey?.keyId == "ak", "the address key is attached")
+            #expect(deliveries.first { $0.eventId == "tokens" }?.device.token == "direct-1")
+            #expect(deliveries.first { $0.eventId == "sponsee" }?.device.token == "sponsee-token")
+        }
+    }
+
+    @Test func anEventIdSeenBeforeIsAcknowledgedWithoutPublishingAgain() async throws {
+        let fixture = try Fixture()
+        try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
+        let event = S.event("once", audience: .users(["u1"]))
+        try await fixture.run { collectors in
+            try await fixture.harness.publish(event)
+            try await collectors[0].inbox.waitUntil("the delivery") { $0.count == 1 }
+            try await eventually("the event marked processed") { try await fixture.store.isProcessed(app: "demo", eventId: "once") }
+            try await fixture.harness.publish(event)
+            // A later event through the same queue proves the repeat was consumed, not pending.
+            try await fixture.harness.publish(S.event("after", audience: .users(["u1"])))
+            try await collectors[0].inbox.waitUntil("the later delivery") { messages in messages.contains { $0.properties.correlationId == "after" } }
+            #expect(try await Self.deliveries(collectors[0]).filter { $0.eventId == "once" }.count == 1)
+        }
+    }
+
+    @Test func anEventWithNoDeviceYieldsANoAudienceOutcome() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { collectors in
+            try await fixture.harness.publish(S.event("lonely", audience: .users(["nobody"])))
+            try await collectors[1].inbox.waitUntil("the outcome") { $0.count == 1 }
+            let outcome = try await collectors[1].inbox.messages[0].decode(Outcome.self)
+            #expect(outcome.eventId == "lonely" && outcome.reason == "no audience")
+            #expect(await collectors[0].inbox.count == 0)
+        }
+    }
+
+    @Test func aFanOutTo10000UsersWithTwoDevicesEachPublishesEveryDelivery() async throws {
+        let fixture = try Fixture()
+        for n in 0..<10_000 {
+            try await fixture.store.register(app: "demo", S.device("d\(n)-a", user: "u\(n)"))
+            try await fixture.store.register(app: "demo", S.device("d\(n)-b", user: "u\(n)"))
+        }
+        let event = S.event("big", audience: .users((0..<10_000).map { "u\($0)" }))
+        try await fixture.run { collectors in
+            try await fixture.harness.publish(event)
+            try await collectors[0].inbox.waitUntil(timeout: .seconds(60), "20,000 deliveries") { $0.count == 20_000 }
+            let ids = Set(try await Self.deliveries(collectors[0]).map(\.deliveryId))
+            #expect(ids.count == 20_000)
+        }
+    }
+}
+
+/// The id Registration gives a direct token's target.
+enum AudienceResolverIds {
+    static func direct(_ token: String) -> String {
+        "token:fcm:\(Delivery.makeId(app: "", eventId: "", deviceId: token))"
+    }
+}
