@@ -306,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox"],
+            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox", "Registry"],
             path: "Tests/ServicesTests"
         ),
     ] + services.map {
