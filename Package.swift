@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
+        .executable(name: "herald-registration-bench", targets: ["RegistrationBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -192,6 +193,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/Support"
+        ),
+        .executableTarget(
+            name: "RegistrationBenchmark",
+            dependencies: [
+                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/RegistrationBenchmark"
         ),
         .executableTarget(
             name: "FCMBenchmark",

@@ -6,11 +6,12 @@ import ServiceKit
 import ServiceLifecycle
 
 /// Measures a pipeline stage with the broker: queues `count` inputs on a fresh queue first,
-/// then runs the stage and counts what reaches a fresh output queue, and returns the time
+/// then runs the stage and counts what reaches a fresh output queue (`outputs` messages,
+/// by default one per input), and returns the time
 /// from starting the stage to the last output. Everything it declares, it deletes.
 public enum StageThroughput {
     public static func measure(
-        label: String, count: Int, outputKey: String,
+        label: String, count: Int, outputs: Int? = nil, outputKey: String,
         input: (Int) throws -> any Contract,
         stage: (ServiceRuntime, StageRoutes) -> any Service
     ) async throws -> Duration {
@@ -44,10 +45,11 @@ public enum StageThroughput {
         let started = clock.now
         let running = Task { try await group.run() }
         var received = 0
+        let expected = outputs ?? count
         for await message in collected {
             message.ack()
             received += 1
-            if received == count { break }
+            if received == expected { break }
         }
         let elapsed = clock.now - started
         await group.triggerGracefulShutdown()

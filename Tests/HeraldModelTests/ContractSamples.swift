@@ -55,4 +55,10 @@ enum ContractSamples {
         .init(service: "sudo-email", enabled: true),
         .init(service: "sudo-email", enabled: false, rule: .init(field: .sudoId, value: "sudo-41d2")),
     ]))
+
+    static let registrationCommand = RegistrationCommand.registerDevice(app: "chat", registration: DeviceRegistration(
+        deviceId: "device-1", platform: .fcm, token: "fcm-token-1", os: .ios, userId: "user-1", pushIds: ["profile-1"], locale: "et-EE",
+        key: DeviceKey(keyId: "key-1", p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", auth: "BTBZMqHH6r4Tts7J_aSIgg")))
+
+    static let registrationReply = RegistrationReply(removed: false, detail: "device device-1 belongs to another user, not user-2: nothing changed")
 }

@@ -28,5 +28,7 @@ struct GoldenFixtureTests {
     @Test func tokenRevoked() throws { try check(ContractSamples.tokenRevoked, fixture: "token-revoked.v1.json") }
     @Test func commandError() throws { try check(ContractSamples.commandError, fixture: "error.v1.json") }
     @Test func preferenceCommand() throws { try check(ContractSamples.preferenceCommand, fixture: "preference-command.v1.json") }
+    @Test func registrationCommand() throws { try check(ContractSamples.registrationCommand, fixture: "registration-command.v1.json") }
+    @Test func registrationReply() throws { try check(ContractSamples.registrationReply, fixture: "registration-reply.v1.json") }
     @Test func preferenceReply() throws { try check(ContractSamples.preferenceReply, fixture: "preference-reply.v1.json") }
 }

@@ -1,0 +1,83 @@
+// herald-registration-bench: a benchmark, not a test.
+//
+//   herald-registration-bench fanout [users=10000] [rounds=3]
+//       one event to `users` users with two devices each, resolved by the registration stage
+//       with the broker (batched queries, confirmed publishes); reports deliveries/s from
+//       starting the stage to the last delivery.
+//   herald-registration-bench register [count=20000] [concurrency=64]
+//       device registrations/s through the RPC command server with the broker (the
+//       gateway's path, without HTTP).
+import BenchmarkSupport
+import Foundation
+import HeraldModel
+import Messaging
+import Registry
+import ServiceKit
+import ServiceLifecycle
+import Logging
+
+let arguments = CommandLine.arguments.dropFirst()
+let mode = arguments.first ?? "fanout"
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-registration-bench-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: directory) }
+let store = try RegistrationStore(directory: directory)
+
+switch mode {
+case "fanout":
+    let users = Int(arguments.dropFirst().first ?? "10000") ?? 10_000
+    let rounds = Int(arguments.dropFirst(2).first ?? "3") ?? 3
+    for n in 0..<users {
+        for suffix in ["a", "b"] {
+            try await store.register(app: "bench", DeviceRegistration(deviceId: "d\(n)-\(suffix)", platform: .fcm, token: "t\(n)-\(suffix)", os: .android, userId: "u\(n)", locale: "en"))
+        }
+    }
+    var rates: [Double] = []
+    for round in 0..<rounds {
+        let event = NotificationEvent(
+            id: "fanout-\(round)-\(UUID().uuidString)", app: "bench", source: .upstra, kind: "message.created", occurredAt: Date(),
+            audience: .users((0..<users).map { "u\($0)" }), context: ["channelId": "c1"], data: ["channelId": "c1", "messageId": "m1"],
+            alert: .template(name: "message.created", args: ["user": "Ann", "channel": "Design", "text": "Lunch?"]))
+        let elapsed = try await StageThroughput.measure(
+            label: "registration", count: 1, outputs: users * 2, outputKey: "resolved", input: { _ in event },
+            stage: { runtime, routes in RegistrationStages.resolving(runtime: runtime, store: store, routes: routes) })
+        let rate = Double(users * 2) / StageThroughput.seconds(elapsed)
+        rates.append(rate)
+        print(#"{"measure":"fanout_deliveries_per_s","deliveries":\#(users * 2),"seconds":\#(String(format: "%.2f", StageThroughput.seconds(elapsed))),"perSecond":\#(Int(rate))}"#)
+    }
+    OperationRate.report("fanout_deliveries_per_s", rates)
+
+case "register":
+    let count = Int(arguments.dropFirst().first ?? "20000") ?? 20_000
+    let concurrency = Int(arguments.dropFirst(2).first ?? "64") ?? 64
+    let url = ProcessInfo.processInfo.environment["HERALD_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+    let queue = QueueSpec("bench.registration.commands.\(UUID().uuidString.prefix(8))", kind: .classic, durable: false, autoDelete: true)
+    let runtime = try ServiceRuntime(name: "herald-registration-bench", defaultPort: 0, environment: ["HERALD_AMQP_URL": url, "HERALD_LOG_LEVEL": "error"], topology: AMQPTopology(queues: [queue]))
+    let server = CommandServer(queue: queue, prefetch: 128, runtime: runtime, handler: RegistrationCommands(store: store).handle)
+    let group = ServiceGroup(services: [server], logger: Logger(label: "bench"))
+    let running = Task { try await group.run() }
+    while !runtime.readiness.isReady { try await Task.sleep(for: .milliseconds(20)) }
+    let client = RPCClient(configuration: ConnectionConfiguration(url: try AMQPURL(url), name: "bench-client"))
+    let clock = ContinuousClock()
+    let started = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        for worker in 0..<concurrency {
+            tasks.addTask {
+                for n in stride(from: worker, to: count, by: concurrency) {
+                    let registration = DeviceRegistration(deviceId: "r\(n)", platform: .fcm, token: "rt\(n)", os: .android, userId: "u\(n % 1000)", locale: "en")
+                    _ = try await client.call(RegistrationCommand.registerDevice(app: "bench", registration: registration), type: RegistrationCommand.contractName, queue: queue.name, expecting: RegistrationReply.self)
+                }
+            }
+        }
+        try await tasks.waitForAll()
+    }
+    let seconds = StageThroughput.seconds(clock.now - started)
+    print(#"{"measure":"rpc_registrations_per_s","registrations":\#(count),"concurrency":\#(concurrency),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)
+    await client.close()
+    await group.triggerGracefulShutdown()
+    _ = try? await running.value
+    await runtime.requirePublisher.close()
+
+default:
+    FileHandle.standardError.write(Data("usage: herald-registration-bench fanout [users] [rounds] | register [count] [concurrency]\n".utf8))
+    exit(64)
+}
