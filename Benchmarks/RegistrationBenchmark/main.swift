@@ -31,19 +31,54 @@ case "fanout":
             try await store.register(app: "bench", DeviceRegistration(deviceId: "d\(n)-\(suffix)", platform: .fcm, token: "t\(n)-\(suffix)", os: .android, userId: "u\(n)", locale: "en"))
         }
     }
+    // The stage runs and consumes before the clock starts: the figure is one event's
+    // resolution, from publishing it to the last delivery reaching the output queue.
+    let url = ProcessInfo.processInfo.environment["HERALD_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+    let id = UUID().uuidString.prefix(8)
+    let routes = StageRoutes(
+        input: QueueSpec("bench.registration.\(id).in"), output: ExchangeSpec("bench.registration.\(id).out", kind: .topic),
+        outcomes: ExchangeSpec("bench.registration.\(id).outcomes", kind: .topic))
+    let output = QueueSpec("bench.registration.\(id).out")
+    let runtime = try ServiceRuntime(
+        name: "herald-registration-bench", defaultPort: 0, environment: ["HERALD_AMQP_URL": url, "HERALD_LOG_LEVEL": "error"],
+        topology: AMQPTopology(exchanges: [routes.output, routes.outcomes], queues: [routes.input, output],
+                               bindings: [BindingSpec(exchange: routes.output.name, queue: output.name, routingKey: "resolved")]))
+    let group = ServiceGroup(services: [RegistrationStages.resolving(runtime: runtime, store: store, routes: routes)], logger: Logger(label: "bench"))
+    let running = Task { try await group.run() }
+    while !runtime.readiness.isReady { try await Task.sleep(for: .milliseconds(20)) }
+    let collected = Consumer(configuration: runtime.connection("collect"), queue: output.name, prefetch: 1000)
+    // Off the main actor, so that taking each delivery does not hop to it.
+    let rates = try await Task.detached { () async throws -> [Double] in
+    var iterator = collected.makeAsyncIterator()
     var rates: [Double] = []
     for round in 0..<rounds {
         let event = NotificationEvent(
             id: "fanout-\(round)-\(UUID().uuidString)", app: "bench", source: .upstra, kind: "message.created", occurredAt: Date(),
             audience: .users((0..<users).map { "u\($0)" }), context: ["channelId": "c1"], data: ["channelId": "c1", "messageId": "m1"],
             alert: .template(name: "message.created", args: ["user": "Ann", "channel": "Design", "text": "Lunch?"]))
-        let elapsed = try await StageThroughput.measure(
-            label: "registration", count: 1, outputs: users * 2, outputKey: "resolved", input: { _ in event },
-            stage: { runtime, routes in RegistrationStages.resolving(runtime: runtime, store: store, routes: routes) })
-        let rate = Double(users * 2) / StageThroughput.seconds(elapsed)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await runtime.requirePublisher.publish(OutgoingMessage(contract: event, exchange: "", routingKey: routes.input.name))
+        var received = 0
+        while received < users * 2, let message = await iterator.next() {
+            message.ack()
+            received += 1
+        }
+        let seconds = StageThroughput.seconds(clock.now - started)
+        let rate = Double(users * 2) / seconds
         rates.append(rate)
-        print(#"{"measure":"fanout_deliveries_per_s","deliveries":\#(users * 2),"seconds":\#(String(format: "%.2f", StageThroughput.seconds(elapsed))),"perSecond":\#(Int(rate))}"#)
+        print(#"{"measure":"fanout_deliveries_per_s","deliveries":\#(users * 2),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(rate))}"#)
     }
+    return rates
+    }.value
+    collected.stopConsuming()
+    await collected.close(timeout: .seconds(5))
+    await group.triggerGracefulShutdown()
+    _ = try? await running.value
+    let admin = BrokerAdmin(url: try AMQPURL(url))
+    try? await admin.delete(queue: routes.input.name)
+    try? await admin.delete(queue: output.name)
+    await runtime.requirePublisher.close()
     OperationRate.report("fanout_deliveries_per_s", rates)
 
 case "register":

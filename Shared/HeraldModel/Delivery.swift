@@ -61,7 +61,14 @@ public struct Delivery: Contract, Hashable {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: Data([0]))
         }
-        return hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        for byte in hasher.finalize().prefix(16) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }
 

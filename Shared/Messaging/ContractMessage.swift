@@ -11,11 +11,18 @@ extension OutgoingMessage {
     ) throws {
         self.init(
             exchange: exchange, routingKey: routingKey, body: try HeraldJSON.encode(contract),
-            properties: MessageProperties(
-                contentType: "application/json", type: C.contractName,
-                messageId: contract.messageId, correlationId: contract.correlationId,
-                timestamp: Date(), persistent: true, headers: headers),
+            properties: .contract(C.contractName, messageId: contract.messageId, correlationId: contract.correlationId, headers: headers),
             mandatory: mandatory)
+    }
+}
+
+extension MessageProperties {
+    /// The properties of a contract message: persistent JSON, `type` = the contract name,
+    /// `message_id`, `correlation_id`, `timestamp` = now. For bodies encoded ahead of time.
+    public static func contract(_ name: String, messageId: String, correlationId: String, headers: [String: HeaderValue] = [:]) -> MessageProperties {
+        MessageProperties(
+            contentType: "application/json", type: name, messageId: messageId, correlationId: correlationId,
+            timestamp: Date(), persistent: true, headers: headers)
     }
 }
 

@@ -22,19 +22,19 @@ public struct AudienceResolver: Sendable {
         var recipients: [Recipient]
         switch event.audience {
         case .users(let users):
-            let devices = try await store.devices(app: app, users: users)
+            let devices = try await store.targets(app: app, users: users)
             let sponsees = try await store.sponsees(app: app, ids: users)
-            recipients = devices.map { Recipient(device: $0.target) } + sponsees.compactMap(Self.target).map { Recipient(device: $0) }
+            recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap(Self.target).map { Recipient(device: $0) }
         case .pushIds(let pushIds):
-            recipients = try await store.devices(app: app, pushIds: pushIds).map { Recipient(device: $0.target) }
+            recipients = try await store.targets(app: app, pushIds: pushIds).map { Recipient(device: $0) }
         case .devices(let ids):
-            recipients = try await store.devices(app: app, ids: ids).map { Recipient(device: $0.target) }
+            recipients = try await store.targets(app: app, ids: ids).map { Recipient(device: $0) }
         case .tokens(let tokens):
             recipients = tokens.map { Recipient(device: Self.direct($0)) }
         case .emailAddressId(let addressId):
             let registered = try await store.addressKey(app: app, emailAddressId: addressId)
             guard let owner = registered?.owner ?? event.context["owner"] else { return [] }
-            recipients = try await store.devices(app: app, users: [owner]).map { Recipient(device: $0.target, addressKey: registered?.key) }
+            recipients = try await store.targets(app: app, users: [owner]).map { Recipient(device: $0, addressKey: registered?.key) }
         }
         var seen = Set<String>()
         return recipients.filter { seen.insert($0.device.id).inserted }

@@ -39,8 +39,15 @@ public enum RegistrationStages {
             }
             fannedOut.increment()
             resolved.increment(by: recipients.count)
-            return try recipients.map {
-                try .publish(Delivery(event: event, device: $0.device, addressKey: $0.addressKey), to: routes.output, routingKey: HeraldTopology.RoutingKey.resolved)
+            // The event's part is encoded once per address key (there is at most one).
+            var encoders: [AddressKey?: DeliveryFanOutEncoder] = [:]
+            return try recipients.map { recipient in
+                let encoder = try encoders[recipient.addressKey] ?? DeliveryFanOutEncoder(event: event, addressKey: recipient.addressKey)
+                encoders[recipient.addressKey] = encoder
+                let (deliveryId, body) = try encoder.encode(recipient.device)
+                return Emission(OutgoingMessage(
+                    exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: body,
+                    properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
             }
         }
     }

@@ -101,6 +101,46 @@ public final class RegistrationStore: Sendable {
         }
     }
 
+    /// The delivery targets of the devices whose `column` is in `values` (no push ids: the
+    /// resolution's lighter query), in chunks.
+    public func targets(app: String, users: [String]) async throws -> [DeviceTarget] {
+        try await database.read { db in try Self.targets(db, app: app, where: "userId IN", users) }
+    }
+
+    public func targets(app: String, ids: [String]) async throws -> [DeviceTarget] {
+        try await database.read { db in try Self.targets(db, app: app, where: "deviceId IN", ids) }
+    }
+
+    public func targets(app: String, pushIds: [String]) async throws -> [DeviceTarget] {
+        try await database.read { db in
+            var ids = Set<String>()
+            for chunk in pushIds.chunked(Self.chunk) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
+                                                  arguments: StatementArguments([app] + chunk)))
+            }
+            return try Self.targets(db, app: app, where: "deviceId IN", ids.sorted())
+        }
+    }
+
+    private static func targets(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceTarget] {
+        var targets: [DeviceTarget] = []
+        targets.reserveCapacity(values.count)
+        for chunk in values.chunked(chunk) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let cursor = try Row.fetchCursor(
+                db, sql: "SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = ? AND \(column) (\(marks))",
+                arguments: StatementArguments([app] + chunk))
+            while let row = try cursor.next() {
+                let keyId: String? = row[6]
+                targets.append(DeviceTarget(
+                    id: row[0], platform: Platform(rawValue: row[1]) ?? .fcm, token: row[2], os: DeviceOS(rawValue: row[3]) ?? .other,
+                    userId: row[4], locale: row[5], key: keyId.map { DeviceKey(keyId: $0, p256dh: row[7], auth: row[8]) }))
+            }
+        }
+        return targets
+    }
+
     /// Devices whose `column` is in `values`, with their push ids, in chunks.
     private static func devices(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceRecord] {
         var records: [DeviceRecord] = []
