@@ -5,7 +5,7 @@ import PackageDescription
 /// Every Herald service: (product name, executable target name); the target lives in
 /// Services/<target>, or in the folder given.
 let services: [(product: String, target: String, path: String?)] = [
-    ("herald-gateway", "Gateway", nil),
+    ("herald-gateway", "Gateway", "Services/Gateway/Main"),
     ("herald-registration", "Registration", "Services/Registration/Main"),
     ("herald-preferences", "Preferences", "Services/Preferences/Main"),
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
@@ -115,6 +115,19 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Encryption/Payloads"
+        ),
+        .target(
+            name: "GatewayAPI",
+            dependencies: [
+                "HeraldModel", "ServiceKit", "Messaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/Gateway/API",
+            resources: [.copy("openapi.yaml")]
         ),
         .target(
             name: "Registry",
@@ -263,6 +276,20 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Tests/GatewayTests",
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "RegistryTests",
             dependencies: [
                 "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
@@ -326,6 +353,7 @@ let package = Package(
                 + ($0.target == "Encryption" ? ["Payloads"] : [])
                 + ($0.target == "Preferences" ? ["PreferenceRules"] : [])
                 + ($0.target == "Registration" ? ["Registry"] : [])
+                + ($0.target == "Gateway" ? ["GatewayAPI"] : [])
                 + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"

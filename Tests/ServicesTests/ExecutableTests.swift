@@ -125,22 +125,6 @@ final class ServiceProcess: Sendable {
     }
 }
 
-/// A port nothing listens on right now.
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else { throw TestFailure("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// A GET on localhost; a refused connection counts as "not yet" (status 0).
 func get(port: Int, path: String) async throws -> (status: Int, body: String) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import ServiceKit
+
+/// The apps' API keys, kept as SHA-256 digests: a request's Bearer key is hashed and
+/// compared with every digest in constant time, so neither the keys nor timing tell
+/// anything. Keys given by file are read and hashed at start.
+public struct APIKeys: Sendable {
+    public typealias Scope = AppConfiguration.Scope
+
+    struct Entry: Sendable {
+        var app: String
+        var id: String
+        var digest: [UInt8]
+        var scopes: Set<Scope>
+    }
+
+    let entries: [Entry]
+
+    public init(apps: AppsConfiguration) throws {
+        var entries: [Entry] = []
+        for (app, configuration) in apps.apps.sorted(by: { $0.key < $1.key }) {
+            for key in configuration.apiKeys {
+                let digest: [UInt8]
+                if let hex = key.sha256 {
+                    digest = stride(from: 0, to: hex.count, by: 2).map { offset in
+                        let start = hex.index(hex.startIndex, offsetBy: offset)
+                        return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16) ?? 0
+                    }
+                } else if let file = key.file {
+                    guard let data = FileManager.default.contents(atPath: file) else {
+                        throw ConfigurationError(.missingFile, setting: "apps.\(app).apiKeys.\(key.id).file", "cannot read \(file)")
+                    }
+                    let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    digest = Array(SHA256.hash(data: Data(secret.utf8)))
+                } else {
+                    continue
+                }
+                entries.append(Entry(app: app, id: key.id, digest: digest, scopes: Set(key.scopes ?? Scope.allCases)))
+            }
+        }
+        self.entries = entries
+    }
+
+    /// Checks `authorization` for `scope` on `app`: 401 for a missing or unknown key, 403 for
+    /// a key of another app or without the scope.
+    public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) {
+        guard let authorization, authorization.lowercased().hasPrefix("bearer "), authorization.count > 7 else {
+            throw GatewayError(401, "Unauthorized", "an Authorization: Bearer <api key> header is required")
+        }
+        let digest = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)))
+        var match: Entry?
+        for entry in entries where Self.constantTimeEqual(entry.digest, digest) { match = entry }
+        guard let match else { throw GatewayError(401, "Unauthorized", "unknown API key") }
+        guard match.app == app else { throw GatewayError(403, "Forbidden", "this API key belongs to another app") }
+        guard match.scopes.contains(scope) else {
+            throw GatewayError(403, "Forbidden", "API key \(match.id) lacks the \(scope.rawValue) scope")
+        }
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}

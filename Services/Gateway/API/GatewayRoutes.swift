@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Serves the gateway on a Hummingbird router: one route per `Endpoint`, and the OpenAPI
+/// document at `/openapi.yaml`.
+public enum GatewayRoutes {
+    public static func add(to router: Router<BasicRequestContext>, gateway: Gateway) {
+        for endpoint in Endpoint.allCases {
+            let names = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+            router.on(RouterPath(endpoint.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
+                let body: Data
+                do {
+                    body = Data(try await request.body.collect(upTo: gateway.configuration.bodyLimit).readableBytesView)
+                } catch {
+                    return response(Gateway.Reply(
+                        status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(gateway.configuration.bodyLimit) bytes").body,
+                        contentType: "application/problem+json"))
+                }
+                var parameters: [String: String] = [:]
+                for name in names { parameters[name] = context.parameters.get(name) }
+                var query: [String: String] = [:]
+                for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+                let reply = await gateway.handle(Gateway.Request(
+                    endpoint: endpoint, parameters: parameters, query: query,
+                    authorization: request.headers[.authorization], body: body))
+                return response(reply)
+            }
+        }
+        router.get("/openapi.yaml") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
+        }
+    }
+
+    static func response(_ reply: Gateway.Reply) -> Response {
+        var headers: HTTPFields = [.contentType: reply.contentType]
+        if let retryAfter = reply.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: .init(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+    }
+}
+
+/// The OpenAPI 3.1 document of the public API, shipped with the gateway.
+public enum OpenAPIDocument {
+    public static let yaml: String = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+              let text = try? String(contentsOf: url, encoding: .utf8) else { return "openapi: 3.1.0\n" }
+        return text
+    }()
+}

@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import HeraldModel
+
+/// Each integration's own request shape, checked field by field and turned into a
+/// `herald.event.v1`. Field names are those the integrations use.
+enum SourceAdapters {
+    /// Event ids travel as AMQP `message_id` (at most 255 bytes) and in routing decisions.
+    static let maxIdLength = 200
+
+    /// Smart ID `POST …/smartid/push`: `{messageId, pushId, requestor, type: AUTH|SIGN, timeToLive?}`.
+    static func smartID(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        let messageId = try body.string("messageId", maxLength: maxIdLength)
+        let pushId = try body.string("pushId", maxLength: 256)
+        let requestor = try body.string("requestor", maxLength: 1024)
+        let type = try body.oneOf("type", ["AUTH", "SIGN"])
+        let ttl = try body.optionalInt("timeToLive")
+        if let ttl, ttl < 0 { throw .invalid("timeToLive", "must not be negative") }
+        return NotificationEvent(
+            id: messageId, app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
+            audience: .pushIds([pushId]), context: ["requestor": requestor, "pushId": pushId],
+            data: ["messageId": messageId, "requestor": requestor, "type": type],
+            options: DeliveryOptions(ttlSeconds: ttl, priority: .high))
+    }
+
+    /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType, sponseeDetails,
+    /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`. The audience is the sponsee,
+    /// whose com method Registration knows.
+    static func evernym(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        let msgId = try body.string("msgId", maxLength: maxIdLength)
+        let msgType = try body.string("msgType", maxLength: 256)
+        let sponsee = try body.string("sponseeDetails", maxLength: 256)
+        let relationship = try body.string("relationshipDid", maxLength: 1024)
+        var data = ["msgId": msgId, "msgType": msgType, "relationshipDid": relationship]
+        if let meta = try body.optionalNested("metaData") {
+            if let name = try meta.optionalString("msgSenderName", maxLength: 1024) { data["msgSenderName"] = name }
+            _ = try meta.optionalString("msgType", maxLength: 256)
+        }
+        return NotificationEvent(
+            id: msgId, app: app, source: .evernym, kind: "message", occurredAt: now, audience: .users([sponsee]),
+            context: ["sponseeId": sponsee], data: data)
+    }
+
+    /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,
+    /// displayName}, message? {type: text|image|custom, text?}, recipients}`; the alert uses
+    /// the chat templates. Upstra sends no id: the event id is derived from the body.
+    static func upstra(_ body: JSONFields, raw: Data, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        let kind = try body.oneOf("event", ["channel.created", "member.joined", "message.created"])
+        let channel = try body.nested("channel")
+        let channelId = try channel.string("id", maxLength: 256)
+        let channelName = try channel.string("displayName", maxLength: 1024)
+        let actor = try body.nested("actor")
+        let actorId = try actor.string("id", maxLength: 256)
+        let actorName = try actor.string("displayName", maxLength: 1024)
+        let recipients = try body.strings("recipients")
+        var args = ["channel": channelName, "user": actorName]
+        var context = ["channelId": channelId, "actorId": actorId]
+        var data = ["channelId": channelId, "actorId": actorId]
+        if let message = try body.optionalNested("message") {
+            let type = try message.oneOf("type", ["text", "image", "custom"])
+            if let text = try message.optionalString("text", maxLength: 2048) { args["text"] = text }
+            args["messageType"] = type
+            context["messageType"] = type
+            data["messageType"] = type
+        } else if kind == "message.created" {
+            throw .invalid("message", "is required for message.created")
+        }
+        return NotificationEvent(
+            id: "upstra-" + bodyHash(raw), app: app, source: .upstra, kind: kind, occurredAt: now, audience: .users(recipients),
+            context: context, data: data, alert: .template(name: kind, args: args))
+    }
+
+    /// Sudo email `POST …/email/messages`: the received message's metadata; encrypted by
+    /// default for the address's key.
+    static func email(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        let addressId = try body.string("emailAddressId", maxLength: 256)
+        let sudoId = try body.string("sudoId", maxLength: 256)
+        let owner = try body.string("owner", maxLength: 256)
+        let messageId = try body.string("messageId", maxLength: maxIdLength)
+        let from = try body.string("from", maxLength: 1024)
+        let subject = try body.optionalString("subject", maxLength: 2048) ?? ""
+        let receivedAt = try body.string("receivedAt", maxLength: 64)
+        guard HeraldJSON.parseTimestamp(receivedAt) != nil else { throw .invalid("receivedAt", "must be an ISO-8601 UTC timestamp") }
+        return NotificationEvent(
+            id: messageId, app: app, source: .sudoEmail, kind: "email.received", occurredAt: now, audience: .emailAddressId(addressId),
+            context: ["emailAddressId": addressId, "sudoId": sudoId, "owner": owner],
+            data: ["emailAddressId": addressId, "sudoId": sudoId, "owner": owner, "messageId": messageId, "from": from, "subject": subject, "receivedAt": receivedAt],
+            options: DeliveryOptions(encryption: .required))
+    }
+
+    /// Webcom datasync `POST …/webcom/events`: `{path, event, value?, added?, changed?,
+    /// removed?, hideData?, recipients}`; values travel as JSON text.
+    static func webcom(_ body: JSONFields, raw: Data, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        let path = try body.string("path", maxLength: 2048)
+        let kind = try body.oneOf("event", ["value.changed", "children.updated", "subscription.revoked"])
+        let recipients = try body.strings("recipients")
+        let hideData = try body.optionalBool("hideData") ?? false
+        var data = ["path": path]
+        for field in ["value", "added", "changed", "removed"] {
+            if let text = body.jsonText(field) { data[field] = text }
+        }
+        return NotificationEvent(
+            id: "webcom-" + bodyHash(raw), app: app, source: .webcom, kind: kind, occurredAt: now, audience: .users(recipients),
+            context: ["path": path], data: data, options: DeliveryOptions(hideData: hideData))
+    }
+
+    /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's.
+    static func canonical(_ raw: Data, app: String) throws(GatewayError) -> NotificationEvent {
+        var object = ((try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]) ?? [:]
+        if object.isEmpty, (try? JSONSerialization.jsonObject(with: raw)) == nil { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
+        if let given = object["app"] as? String, given != app { throw .invalid("app", "must be \(app), the app of the path") }
+        object["app"] = app
+        if object["occurredAt"] == nil { object["occurredAt"] = HeraldJSON.formatTimestamp(Date()) }
+        do {
+            let data = try JSONSerialization.data(withJSONObject: object)
+            let event = try HeraldJSON.decode(NotificationEvent.self, from: data)
+            guard event.id.utf8.count <= maxIdLength else { throw GatewayError.invalid("id", "must be at most \(maxIdLength) bytes") }
+            guard event.kind.utf8.count <= 128, event.kind.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                throw GatewayError.invalid("kind", "must be at most 128 letters, digits, '.', '_' or '-'")
+            }
+            return event
+        } catch let error as GatewayError {
+            throw error
+        } catch let error as DecodingError {
+            let detail = HeraldJSON.describe(error)
+            let field = detail.split(separator: ":").first.map(String.init) ?? "body"
+            throw GatewayError(400, "Invalid request", detail, field: field)
+        } catch {
+            throw GatewayError(400, "Invalid request", "\(error)")
+        }
+    }
+
+    /// A stable id for sources that send none: the body's SHA-256, so a resent body is the
+    /// same event.
+    static func bodyHash(_ raw: Data) -> String {
+        Delivery.makeId(app: "", eventId: "", deviceId: String(decoding: raw, as: UTF8.self))
+    }
+}

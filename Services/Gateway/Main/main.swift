@@ -1,0 +1,12 @@
+// herald-gateway: the public HTTP API. Source adapters publish events with confirms; device,
+// preference and settings requests go to Registration and Preferences as AMQP RPC.
+import GatewayAPI
+import Messaging
+import ServiceKit
+
+await ServiceRuntime.main(name: "herald-gateway", defaultPort: 8080) { runtime in
+    let gateway = Gateway(
+        apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
+        rpc: RPCClient(configuration: runtime.connection("rpc")))
+    return ([], { router in GatewayRoutes.add(to: router, gateway: gateway) })
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Testing
+
+/// Every adapter's request, accepted through real HTTP and published as the event its
+/// golden fixture shows (`Fixtures/<name>.json`; `occurredAt` and generated ids normalised).
+/// Regenerate deliberately with `HERALD_RECORD_FIXTURES=1 swift test --filter AdapterMappingTests`.
+@Suite("Source adapters", .enabled(if: TestBroker.shouldRun))
+struct AdapterMappingTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var path: String
+        var body: String
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "smartid-push", path: "/smartid/push", body: #"{"messageId":"9f1c-msg","pushId":"push-1","requestor":"Example Bank","type":"AUTH","timeToLive":90}"#),
+        Case(name: "smartid-push-sign", path: "/smartid/push", body: #"{"messageId":"9f1c-sign","pushId":"push-1","requestor":"Example Bank","type":"SIGN"}"#),
+        Case(name: "evernym-notify", path: "/evernym/notify", body: #"{"msgId":"msg-1","msgType":"credOffer","sponseeDetails":"sponsee-7","relationshipDid":"did:sov:abc","metaData":{"msgType":"credOffer","msgSenderName":"Faber College"}}"#),
+        Case(name: "upstra-message", path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-2","displayName":"Ann"},"message":{"type":"image"},"recipients":["u-1","u-3"]}"#),
+        Case(name: "upstra-member-joined", path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-4","displayName":"Bob"},"recipients":["u-1"]}"#),
+        Case(name: "email-received", path: "/email/messages", body: #"{"emailAddressId":"addr-1","sudoId":"sudo-1","owner":"user-1","messageId":"em-5","from":"alice@example.com","subject":"Report","receivedAt":"2026-11-21T09:59:57.000Z"}"#),
+        Case(name: "webcom-children", path: "/webcom/events", body: #"{"path":"/rooms/r1","event":"children.updated","added":{"k1":{"n":1}},"removed":{"k9":null},"recipients":["u-1"]}"#),
+        Case(name: "webcom-value-hidden", path: "/webcom/events", body: #"{"path":"/sensors/s1","event":"value.changed","value":21.5,"hideData":true,"recipients":["u-1"]}"#),
+        Case(name: "canonical", path: "/events", body: #"{"id":"ev-1","source":"api","kind":"news","audience":{"users":["u-1"]},"data":{"a":"b"},"alert":{"title":"Hi","body":"There"},"options":{"ttlSeconds":60,"critical":true}}"#),
+    ]
+
+    static let record = ProcessInfo.processInfo.environment["HERALD_RECORD_FIXTURES"] == "1"
+
+    @Test(arguments: cases)
+    func theRequestIsPublishedAsItsGoldenEvent(_ sample: Case) async throws {
+        let gateway = try await GatewayFixture()
+        let answer = await gateway.send("POST", "/v1/apps/{app}" + sample.path, body: Data(sample.body.utf8))
+        #expect(answer.status == 202, "\(String(decoding: answer.body, as: UTF8.self))")
+        try await gateway.waitForEvents("the event") { $0.count == 1 }
+        var event = try #require(try await gateway.published().first)
+        #expect(answer.json["eventId"] as? String == event.id)
+        #expect(event.app == gateway.app)
+        event.app = "demo"
+        event.occurredAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let encoded = try HeraldJSON.encoder(pretty: true).encode(event) + Data("\n".utf8)
+        let name = "\(sample.name).json"
+        if Self.record {
+            try encoded.write(to: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)"))
+        }
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"), "missing fixture \(name)")
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        await gateway.stop()
+    }
+
+    @Test func aRepeatedEventIdIsAcceptedAgainWithoutASecondPublish() async throws {
+        let gateway = try await GatewayFixture()
+        let body = Data(#"{"messageId":"same","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
+        let other = Data(#"{"messageId":"other","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: other).status == 202)
+        try await gateway.waitForEvents("the later event") { $0.contains { $0.id == "other" } }
+        #expect(try await gateway.published().map(\.id) == ["same", "other"])
+        await gateway.stop()
+    }
+}

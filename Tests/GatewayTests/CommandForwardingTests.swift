@@ -1,0 +1,76 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldTestSupport
+import Testing
+
+/// Device, configuration, preference and settings requests, forwarded as RPC to
+/// Registration's and Preferences' command handlers, with their typed replies and errors.
+@Suite("Gateway commands", .enabled(if: TestBroker.shouldRun))
+struct CommandForwardingTests {
+    @Test func aDeviceIsRegisteredReadAndUnregisteredOnlyByItsUser() async throws {
+        let gateway = try await GatewayFixture()
+        let key = ["keyId": "k1", "p256dh": Base64URL.encode(P256.KeyAgreement.PrivateKey().publicKey.x963Representation), "auth": Base64URL.encode(Data(repeating: 1, count: 16))]
+        let put = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "fcm", "token": "tok-1", "os": "ios", "userId": "u1", "locale": "et-EE", "key": key])
+        #expect(put.status == 200, "\(put.json)")
+        let get = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
+        let registration = (get.json["device"] as? [String: Any])?["registration"] as? [String: Any]
+        #expect(get.status == 200 && registration?["token"] as? String == "tok-1" && registration?["userId"] as? String == "u1")
+        let wrongUser = await gateway.send("DELETE", "/v1/apps/{app}/devices/d1?userId=u2")
+        #expect(wrongUser.status == 200 && wrongUser.json["removed"] as? Bool == false)
+        let delete = await gateway.send("DELETE", "/v1/apps/{app}/devices/d1?userId=u1")
+        #expect(delete.json["removed"] as? Bool == true)
+        let gone = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
+        #expect(gone.status == 404 && gone.headers["content-type"]?.hasPrefix("application/problem+json") == true)
+        await gateway.stop()
+    }
+
+    @Test func aBadKeyIsRefusedWithTheRegistrysReason() async throws {
+        let gateway = try await GatewayFixture()
+        let key = ["keyId": "k1", "p256dh": Base64URL.encode(P384.KeyAgreement.PrivateKey().publicKey.x963Representation), "auth": Base64URL.encode(Data(repeating: 1, count: 16))]
+        let put = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "fcm", "token": "tok-1", "os": "android", "key": key])
+        #expect(put.status == 422 && (put.json["detail"] as? String)?.contains("P-384") == true, "\(put.json)")
+        let platform = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "apns", "token": "t", "os": "ios"])
+        #expect(platform.status == 400 && platform.json["field"] as? String == "platform")
+        await gateway.stop()
+    }
+
+    @Test func smartIDEvernymAndEmailRegistrationsReachTheRegistry() async throws {
+        let gateway = try await GatewayFixture()
+        let smartID = await gateway.send("POST", "/v1/apps/{app}/smartid/devices", json: ["profileID": ["p1", "p2"], "OS": "Android", "deviceID": "fcm-token"])
+        #expect(smartID.status == 200 && ((smartID.json["device"] as? [String: Any])?["registration"] as? [String: Any])?["pushIds"] as? [String] == ["p1", "p2"])
+        let sponsee = await gateway.send("PUT", "/v1/apps/{app}/evernym/sponsees/s1", json: ["id": "s1", "type": 4, "value": "FCM:tok"])
+        #expect(sponsee.status == 200)
+        let mismatch = await gateway.send("PUT", "/v1/apps/{app}/evernym/sponsees/s1", json: ["id": "s2", "type": 4, "value": "FCM:tok"])
+        #expect(mismatch.status == 400 && mismatch.json["field"] as? String == "id")
+        let rsa = try _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey.pemRepresentation
+        let address = await gateway.send("PUT", "/v1/apps/{app}/email/addresses/addr-1/key", json: ["keyId": "ak", "publicKey": rsa, "owner": "u1"])
+        #expect(address.status == 200 && (address.json["addressKey"] as? [String: Any])?["keyId"] as? String == "ak")
+        await gateway.stop()
+    }
+
+    @Test func preferencesConfigurationAndSettingsRoundTrip() async throws {
+        let gateway = try await GatewayFixture()
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/users/u1/preferences", json: ["enabled": false, "mutedKinds": ["sign"]]).status == 200)
+        let user = await gateway.send("GET", "/v1/apps/{app}/users/u1/preferences")
+        #expect((user.json["user"] as? [String: Any])?["enabled"] as? Bool == false)
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/users/u1/channels/c1/preferences", json: ["enabled": false]).status == 200)
+        #expect(await gateway.send("GET", "/v1/apps/{app}/users/u1/channels/c1/preferences").json["channelEnabled"] as? Bool == false)
+        let configuration = ["entries": [["service": "sudo-email", "enabled": false, "rule": ["field": "sudoId", "value": "s1"]]]]
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: configuration).status == 200)
+        let read = await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration")
+        #expect(((read.json["configuration"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/settings/notifications", json: ["enabled": false]).json["networkEnabled"] as? Bool == false)
+        #expect(await gateway.send("GET", "/v1/apps/{app}/settings/notifications").json["networkEnabled"] as? Bool == false)
+        await gateway.stop()
+    }
+
+    @Test func noCommandServerAnswers503() async throws {
+        let gateway = try await GatewayFixture(commandTimeout: .milliseconds(500), commandServers: false)
+        let answer = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
+        #expect(answer.status == 503 && answer.headers["retry-after"] == "5", "\(answer.json)")
+        await gateway.stop()
+    }
+}

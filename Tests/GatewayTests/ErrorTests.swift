@@ -1,0 +1,86 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Testing
+
+/// Every class of error, as RFC 9457 problem+json through real HTTP.
+@Suite("Gateway errors", .enabled(if: TestBroker.shouldRun))
+struct ErrorTests {
+    static let push = #"{"messageId":"m1","pushId":"p","requestor":"r","type":"AUTH"}"#
+
+    func expectProblem(_ answer: GatewayFixture.Answer, _ status: Int, field: String? = nil, mentions: String? = nil) {
+        #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))")
+        #expect(answer.headers["content-type"]?.hasPrefix("application/problem+json") == true)
+        #expect(answer.json["status"] as? Int == status && answer.json["title"] is String && answer.json["detail"] is String)
+        if let field { #expect(answer.json["field"] as? String == field, "\(answer.json)") }
+        if let mentions { #expect((answer.json["detail"] as? String)?.contains(mentions) == true, "\(answer.json)") }
+    }
+
+    @Test func keysAreCheckedForPresenceAppAndScope() async throws {
+        let gateway = try await GatewayFixture()
+        let body = Data(Self.push.utf8)
+        expectProblem(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: nil, body: body), 401)
+        expectProblem(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: "not-a-key", body: body), 401, mentions: "unknown")
+        expectProblem(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: GatewayFixture.keys["other"], body: body), 403, mentions: "another app")
+        expectProblem(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: GatewayFixture.keys["devices"], body: body), 403, mentions: "events scope")
+        expectProblem(await gateway.send("GET", "/v1/apps/{app}/settings/notifications", key: GatewayFixture.keys["devices"]), 403, mentions: "admin")
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: GatewayFixture.keys["events"], body: body).status == 202)
+        await gateway.stop()
+    }
+
+    @Test func anUnknownAppIsNotFound() async throws {
+        let gateway = try await GatewayFixture()
+        expectProblem(await gateway.send("POST", "/v1/apps/nope/smartid/push", body: Data(Self.push.utf8)), 404, mentions: "no app nope")
+        await gateway.stop()
+    }
+
+    @Test func aBodyOver64KiBIsTooLarge() async throws {
+        let gateway = try await GatewayFixture()
+        let big = Data(#"{"messageId":"m","pushId":"p","requestor":"\#(String(repeating: "x", count: 70_000))","type":"AUTH"}"#.utf8)
+        expectProblem(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: big), 413)
+        await gateway.stop()
+    }
+
+    struct Invalid: Sendable, CustomTestStringConvertible {
+        var path: String
+        var body: String
+        var field: String?
+        var testDescription: String { "\(path) \(body.prefix(40))" }
+    }
+
+    static let invalid: [Invalid] = [
+        Invalid(path: "/smartid/push", body: #"{"messageId":"m","pushId":"p","requestor":"r","type":"AUTH""#, field: nil),
+        Invalid(path: "/smartid/push", body: #"{"pushId":"p","requestor":"r","type":"AUTH"}"#, field: "messageId"),
+        Invalid(path: "/smartid/push", body: #"{"messageId":7,"pushId":"p","requestor":"r","type":"AUTH"}"#, field: "messageId"),
+        Invalid(path: "/smartid/push", body: #"{"messageId":"m","pushId":"p","requestor":"r","type":"LOGIN"}"#, field: "type"),
+        Invalid(path: "/smartid/push", body: #"{"messageId":"m","pushId":"p","requestor":"r","type":"AUTH","timeToLive":"60"}"#, field: "timeToLive"),
+        Invalid(path: "/smartid/push", body: #"{"messageId":"m","pushId":"p","requestor":"r","type":"AUTH","timeToLive":1.5}"#, field: "timeToLive"),
+        Invalid(path: "/smartid/push", body: #"["not","an","object"]"#, field: nil),
+        Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),
+        Invalid(path: "/upstra/events", body: #"{"event":"message.deleted","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "event"),
+        Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":[1]}"#, field: "recipients[0]"),
+        Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","hideData":"yes","recipients":["u"]}"#, field: "hideData"),
+        Invalid(path: "/email/messages", body: #"{"emailAddressId":"a","sudoId":"s","owner":"o","messageId":"m","from":"f","receivedAt":"yesterday"}"#, field: "receivedAt"),
+        Invalid(path: "/evernym/notify", body: #"{"msgId":"m","msgType":"t","sponseeDetails":"s"}"#, field: "relationshipDid"),
+        Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"],"devices":["d"]}}"#, field: "audience"),
+    ]
+
+    @Test(arguments: invalid)
+    func anInvalidBodyIsABadRequestNamingTheFieldAndPublishesNothing(_ sample: Invalid) async throws {
+        let gateway = try await GatewayFixture()
+        let answer = await gateway.send("POST", "/v1/apps/{app}" + sample.path, body: Data(sample.body.utf8))
+        expectProblem(answer, 400, field: sample.field)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(Self.push.utf8)).status == 202)
+        try await gateway.waitForEvents("the valid event") { !$0.isEmpty }
+        #expect(try await gateway.published().map(\.id) == ["m1"], "only the valid request published")
+        await gateway.stop()
+    }
+
+    @Test func anUnreachableBrokerAnswers503WithRetryAfter() async throws {
+        let gateway = try await GatewayFixture(amqpURL: "amqp://guest:guest@127.0.0.1:\(try freePort())/")
+        let answer = await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(Self.push.utf8))
+        expectProblem(answer, 503)
+        #expect(answer.headers["retry-after"] == "5")
+        await gateway.stop()
+    }
+}

@@ -1,0 +1,147 @@
+import Crypto
+import Foundation
+import GatewayAPI
+import HeraldModel
+import HeraldTestSupport
+import Hummingbird
+import Logging
+import Messaging
+import PreferenceRules
+import Registry
+import ServiceKit
+import ServiceLifecycle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A gateway on a free port with the real broker: its events are collected from a private
+/// queue bound to `herald.events`, and its commands are answered by Registration's and
+/// Preferences' own command handlers (real stores) on private command queues.
+final class GatewayFixture: Sendable {
+    static let keys = ["full": "demo-key-full", "events": "demo-key-events", "devices": "demo-key-devices", "other": "other-key"]
+    let app: String
+    let port: Int
+    let events: Collector
+    let runtime: ServiceRuntime
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let directory: URL
+    let eventQueue: QueueSpec
+    let commandQueues: [QueueSpec]
+
+    static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
+
+    init(amqpURL: String = TestBroker.urlString, commandTimeout: Duration = .seconds(5), commandServers: Bool = true) async throws {
+        let id = UUID().uuidString.prefix(8).lowercased()
+        app = "gw-\(id)"
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gateway-\(id)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let yaml = """
+            apps:
+              \(app):
+                apiKeys:
+                  - { id: full, sha256: \(Self.sha(Self.keys["full"]!)) }
+                  - { id: events, sha256: \(Self.sha(Self.keys["events"]!)), scopes: [events] }
+                  - { id: devices, sha256: \(Self.sha(Self.keys["devices"]!)), scopes: [devices] }
+              other-\(id):
+                apiKeys:
+                  - { id: other, sha256: \(Self.sha(Self.keys["other"]!)) }
+            """
+        let config = directory.appendingPathComponent("herald.yaml")
+        try Data(yaml.utf8).write(to: config)
+        port = try freePort()
+        // Classic: RabbitMQ 3.10 refuses publishes to a quorum queue declared moments earlier.
+        eventQueue = QueueSpec("test.gateway.events.\(id)", kind: .classic, durable: false, autoDelete: false)
+        commandQueues = [QueueSpec("test.gateway.registration.\(id)", kind: .classic, durable: false, autoDelete: true),
+                         QueueSpec("test.gateway.preferences.\(id)", kind: .classic, durable: false, autoDelete: true)]
+        let topology = HeraldTopology.all.merged(with: AMQPTopology(
+            queues: [eventQueue] + commandQueues,
+            bindings: [BindingSpec(exchange: HeraldTopology.Exchange.events.name, queue: eventQueue.name, routingKey: "#")]))
+        runtime = try ServiceRuntime(
+            name: "test-gateway-\(id)", defaultPort: port,
+            environment: ["HERALD_AMQP_URL": amqpURL, "HERALD_HTTP_PORT": String(port), "HERALD_HTTP_HOST": "127.0.0.1",
+                          "HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "critical"],
+            topology: topology)
+        var configuration = Gateway.Configuration()
+        configuration.registrationQueue = commandQueues[0].name
+        configuration.preferencesQueue = commandQueues[1].name
+        configuration.commandTimeout = commandTimeout
+        let gateway = Gateway(
+            apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
+            rpc: RPCClient(configuration: runtime.connection("rpc")), configuration: configuration)
+        let registration = RegistrationCommands(store: try RegistrationStore(directory: directory))
+        let preferences = PreferenceCommands(store: try PreferenceStore(directory: directory))
+        let services: [any Service] = amqpURL == TestBroker.urlString && commandServers ? [
+            CommandServer(queue: commandQueues[0], runtime: runtime, handler: registration.handle),
+            CommandServer(queue: commandQueues[1], runtime: runtime, handler: preferences.handle),
+        ] : []
+        events = Collector(runtime.connection("collect"), queue: eventQueue.name, prefetch: 1000)
+        let runtime = runtime
+        let router = Router()
+        GatewayRoutes.add(to: router, gateway: gateway)
+        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: Logger(label: "test"))
+        group = ServiceGroup(services: services + [application], logger: Logger(label: "test"))
+        let group = group
+        task = Task { try await group.run() }
+        _ = runtime
+        try await eventually("the gateway to listen") { await Self.request(port: port, "GET", "/openapi.yaml").status == 200 }
+        if amqpURL == TestBroker.urlString {
+            try await eventually("the broker and command servers") { runtime.readiness.isReady && runtime.requirePublisher.isConnected }
+        }
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        await events.stop()
+        await runtime.requirePublisher.close()
+        try? await TestBroker.admin.delete(queue: eventQueue.name)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    struct Answer: Sendable {
+        var status: Int
+        var body: Data
+        var headers: [String: String]
+        var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]) ?? [:] }
+    }
+
+    /// A request to this gateway with the given key (`nil`: no Authorization header).
+    func send(_ method: String, _ path: String, key: String? = GatewayFixture.keys["full"], json: Any? = nil, body: Data? = nil) async -> Answer {
+        let payload = body ?? json.map { try! JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
+        return await Self.request(port: port, method, path.replacingOccurrences(of: "{app}", with: app), key: key, body: payload)
+    }
+
+    static func request(port: Int, _ method: String, _ path: String, key: String? = nil, body: Data? = nil) async -> Answer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        do {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (name, value) in http?.allHeaderFields ?? [:] { headers[String(describing: name).lowercased()] = String(describing: value) }
+            return Answer(status: http?.statusCode ?? 0, body: data, headers: headers)
+        } catch {
+            return Answer(status: 0, body: Data("\(error)".utf8), headers: [:])
+        }
+    }
+
+    /// The events of this fixture's app collected so far (other tests' gateways publish to
+    /// the same exchange).
+    func published() async throws -> [NotificationEvent] {
+        try await events.inbox.messages.map { try $0.decode(NotificationEvent.self) }.filter { $0.app == app }
+    }
+
+    /// Waits until `condition` holds over this app's events.
+    func waitForEvents(timeout: Duration = .seconds(20), _ what: String, _ condition: @escaping @Sendable ([NotificationEvent]) -> Bool) async throws {
+        try await eventually(timeout: timeout, what) { [self] in condition(try await published()) }
+    }
+}
+
