@@ -31,6 +31,13 @@ public final class Publisher: Sendable {
     /// How many messages were published again after a reconnect lost their confirm.
     public var republishedCount: Int { worker.republishedCount.load(ordering: .relaxed) }
 
+    /// Publishes one message and calls `completion` (on the connection's thread) when the
+    /// broker confirmed or refused it: for callers that race the confirm against their own
+    /// deadline without a task per message.
+    public func publish(_ message: OutgoingMessage, completion: @escaping @Sendable (Result<Void, MessagingError>) -> Void) {
+        worker.enqueue(CollectionOfOne(pending(message, completion: completion)))
+    }
+
     /// Publishes one message and waits for the broker's confirm.
     public func publish(_ message: OutgoingMessage) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

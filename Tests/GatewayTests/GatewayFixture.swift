@@ -15,6 +15,12 @@ import ServiceLifecycle
 import FoundationNetworking
 #endif
 
+/// The port a test server got.
+actor BoundPort {
+    var port: Int?
+    func set(_ value: Int) { port = value }
+}
+
 /// A gateway on a free port with the real broker: its events are collected from a private
 /// queue bound to `herald.events`, and its commands are answered by Registration's and
 /// Preferences' own command handlers (real stores) on private command queues.
@@ -50,17 +56,18 @@ final class GatewayFixture: Sendable {
             """
         let config = directory.appendingPathComponent("herald.yaml")
         try Data(yaml.utf8).write(to: config)
-        port = try freePort()
         // Classic: RabbitMQ 3.10 refuses publishes to a quorum queue declared moments earlier.
         eventQueue = QueueSpec("test.gateway.events.\(id)", kind: .classic, durable: false, autoDelete: false)
         commandQueues = [QueueSpec("test.gateway.registration.\(id)", kind: .classic, durable: false, autoDelete: true),
                          QueueSpec("test.gateway.preferences.\(id)", kind: .classic, durable: false, autoDelete: true)]
-        let topology = HeraldTopology.all.merged(with: AMQPTopology(
-            queues: [eventQueue] + commandQueues,
-            bindings: [BindingSpec(exchange: HeraldTopology.Exchange.events.name, queue: eventQueue.name, routingKey: "#")]))
+        // Only what this gateway touches: declaring Herald's whole topology on every
+        // connection of dozens of fixtures at once strains the broker.
+        let topology = AMQPTopology(
+            exchanges: [HeraldTopology.Exchange.events], queues: [eventQueue] + commandQueues,
+            bindings: [BindingSpec(exchange: HeraldTopology.Exchange.events.name, queue: eventQueue.name, routingKey: "#")])
         runtime = try ServiceRuntime(
-            name: "test-gateway-\(id)", defaultPort: port,
-            environment: ["HERALD_AMQP_URL": amqpURL, "HERALD_HTTP_PORT": String(port), "HERALD_HTTP_HOST": "127.0.0.1",
+            name: "test-gateway-\(id)", defaultPort: 0,
+            environment: ["HERALD_AMQP_URL": amqpURL, "HERALD_HTTP_PORT": "0", "HERALD_HTTP_HOST": "127.0.0.1",
                           "HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "critical"],
             topology: topology)
         var configuration = Gateway.Configuration()
@@ -80,12 +87,17 @@ final class GatewayFixture: Sendable {
         let runtime = runtime
         let router = Router()
         GatewayRoutes.add(to: router, gateway: gateway)
-        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: Logger(label: "test"))
+        // Port 0: the system picks a free port, reported once the server listens.
+        let bound = BoundPort()
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in await bound.set(channel.localAddress?.port ?? 0) }, logger: Logger(label: "test"))
         group = ServiceGroup(services: services + [application], logger: Logger(label: "test"))
         let group = group
         task = Task { try await group.run() }
         _ = runtime
-        try await eventually("the gateway to listen") { await Self.request(port: port, "GET", "/openapi.yaml").status == 200 }
+        try await eventually(timeout: .seconds(60), "the gateway to listen") { await bound.port != nil }
+        port = await bound.port!
         if amqpURL == TestBroker.urlString {
             try await eventually("the broker and command servers") { runtime.readiness.isReady && runtime.requirePublisher.isConnected }
         }

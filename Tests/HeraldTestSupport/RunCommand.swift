@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs `command` (looked up on PATH) and returns its exit status and its standard output
 /// and error, awaiting the process without blocking a thread of the concurrency pool.
@@ -16,7 +17,7 @@ public func runCommand(_ command: String, _ arguments: [String]) async throws ->
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do {
-            try process.run()
+            try launch(process)
         } catch {
             process.terminationHandler = nil
             continuation.resume(throwing: error)
@@ -25,3 +26,12 @@ public func runCommand(_ command: String, _ arguments: [String]) async throws ->
     try handle.close()
     return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
 }
+
+/// Starts `process`, one launch at a time: Foundation's `Process.run()` on Linux is not safe
+/// to call from several threads at once (it crashed copying the environment while another
+/// launch walked the open descriptors).
+public func launch(_ process: Process) throws {
+    try launchLock.withLock { _ in try process.run() }
+}
+
+private let launchLock = Mutex(())

@@ -95,7 +95,7 @@ final class ServiceProcess: Sendable {
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try launch(process)
     }
 
     func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

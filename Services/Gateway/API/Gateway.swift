@@ -65,10 +65,10 @@ public struct Gateway: Sendable {
     public func handle(_ request: Request) async -> Reply {
         do {
             let reply = try await answer(request)
-            Counter(label: "herald_gateway_requests_total", dimensions: [("endpoint", request.endpoint.rawValue), ("status", "\(reply.status)")]).increment()
+            RequestCounters.shared.count(request.endpoint, reply.status)
             return reply
         } catch let error as GatewayError {
-            Counter(label: "herald_gateway_requests_total", dimensions: [("endpoint", request.endpoint.rawValue), ("status", "\(error.status)")]).increment()
+            RequestCounters.shared.count(request.endpoint, error.status)
             return Reply(status: error.status, body: error.body, contentType: "application/problem+json", retryAfter: error.retryAfter)
         } catch {
             let problem = GatewayError(500, "Internal Server Error", "the request could not be handled")
@@ -174,7 +174,7 @@ public struct Gateway: Sendable {
         guard publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
         do {
-            try await withTimeout(configuration.publishTimeout) { try await publisher.publish(message) }
+            try await publish(message, with: publisher, timeout: configuration.publishTimeout)
         } catch {
             throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
         }
@@ -207,33 +207,80 @@ public struct Gateway: Sendable {
     }
 }
 
-/// Runs `body`, failing with `CancellationError` after `timeout` even if `body` goes on
-/// (a publish waiting for a broker that is gone cannot be cancelled; its late result is dropped).
-func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let once = ResumeOnce<T>()
-    return try await withCheckedThrowingContinuation { continuation in
-        once.set(continuation)
-        Task {
-            do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
-        }
-        Task {
-            try? await Task.sleep(for: timeout)
-            once.resume(.failure(CancellationError()))
-        }
+/// Publishes `message` and returns when the broker confirmed it; fails when it refused it
+/// or when `timeout` passed first (a publish waiting for a broker that is gone goes on, and
+/// its late result is dropped). One shared timer serves every pending publish.
+func publish(_ message: OutgoingMessage, with publisher: Publisher, timeout: Duration) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let pending = PendingConfirm(continuation)
+        Deadlines.shared.add(pending, at: ContinuousClock.now + timeout)
+        publisher.publish(message) { result in pending.resume(result.mapError { $0 as any Error }) }
     }
 }
 
-/// A continuation resumed by whichever result comes first.
-final class ResumeOnce<T: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+/// A confirm being waited for: resumed once, by the broker's answer or by the deadline.
+final class PendingConfirm: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
 
-    func set(_ value: CheckedContinuation<T, any Error>) { continuation.withLock { $0 = value } }
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
 
-    func resume(_ result: Result<T, any Error>) {
-        let taken = continuation.withLock { stored -> CheckedContinuation<T, any Error>? in
+    func resume(_ result: Result<Void, any Error>) {
+        let taken = continuation.withLock { stored -> CheckedContinuation<Void, any Error>? in
             defer { stored = nil }
             return stored
         }
         taken?.resume(with: result)
+    }
+}
+
+/// Fails pending confirms whose deadline passed, checking ten times a second.
+final class Deadlines: Sendable {
+    static let shared = Deadlines()
+    private let pending = Mutex<[(PendingConfirm, ContinuousClock.Instant)]>([])
+    private let started = Mutex(false)
+
+    func add(_ confirm: PendingConfirm, at deadline: ContinuousClock.Instant) {
+        pending.withLock { $0.append((confirm, deadline)) }
+        let first = started.withLock { running -> Bool in
+            defer { running = true }
+            return !running
+        }
+        if first {
+            Task.detached { [self] in
+                while true {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    sweep()
+                }
+            }
+        }
+    }
+
+    private func sweep() {
+        let now = ContinuousClock.now
+        let expired = pending.withLock { list -> [PendingConfirm] in
+            let expired = list.filter { $0.1 <= now }.map(\.0)
+            list.removeAll { $0.1 <= now }
+            return expired
+        }
+        for confirm in expired { confirm.resume(.failure(CancellationError())) }
+    }
+}
+
+/// `herald_gateway_requests_total{endpoint,status}`, each counter made once.
+final class RequestCounters: Sendable {
+    static let shared = RequestCounters()
+    private let counters = Mutex<[String: Counter]>([:])
+
+    func count(_ endpoint: Endpoint, _ status: Int) {
+        let key = "\(endpoint.rawValue) \(status)"
+        let counter = counters.withLock { table in
+            if let existing = table[key] { return existing }
+            let made = Counter(label: "herald_gateway_requests_total", dimensions: [("endpoint", endpoint.rawValue), ("status", "\(status)")])
+            table[key] = made
+            return made
+        }
+        counter.increment()
     }
 }
