@@ -29,3 +29,19 @@ public struct CommandServer: Service {
         }
     }
 }
+
+extension ReceivedMessage {
+    /// Decodes an RPC command of type `name` for a command handler, as the typed errors the
+    /// caller gets back: `unknown-command` for another type, `invalid-command` naming the
+    /// field for a body that does not decode.
+    public func command<C: Decodable>(_ type: C.Type, named name: String) throws -> C {
+        guard properties.type == name else {
+            throw CommandError(code: "unknown-command", detail: "expected a \(name), got \(properties.type ?? "no type")")
+        }
+        do {
+            return try HeraldJSON.decode(C.self, from: body)
+        } catch let error as DecodingError {
+            throw CommandError(code: "invalid-command", detail: HeraldJSON.describe(error))
+        }
+    }
+}

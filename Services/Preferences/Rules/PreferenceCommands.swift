@@ -1,5 +1,6 @@
 import HeraldModel
 import Messaging
+import ServiceKit
 
 /// Answers the gateway's preference commands (`PreferenceCommand`) from the store: each
 /// command returns the state after it, or a `CommandError` naming the bad field.
@@ -12,15 +13,7 @@ public struct PreferenceCommands: Sendable {
 
     /// The RPC handler: decodes the command, runs it, encodes the reply.
     public func handle(_ request: ReceivedMessage) async throws -> RPCReply {
-        guard request.properties.type == PreferenceCommand.contractName else {
-            throw CommandError(code: "unknown-command", detail: "expected a \(PreferenceCommand.contractName), got \(request.properties.type ?? "no type")")
-        }
-        let command: PreferenceCommand
-        do {
-            command = try HeraldJSON.decode(PreferenceCommand.self, from: request.body)
-        } catch let error as DecodingError {
-            throw CommandError(code: "invalid-command", detail: HeraldJSON.describe(error))
-        }
+        let command = try request.command(PreferenceCommand.self, named: PreferenceCommand.contractName)
         return try .encoding(try await run(command), type: PreferenceReply.contractName)
     }
 

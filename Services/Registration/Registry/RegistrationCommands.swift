@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import Messaging
+import ServiceKit
 
 /// Answers the gateway's registration commands from the store, validating ids and keys with
 /// errors that name the field.
@@ -14,15 +15,7 @@ public struct RegistrationCommands: Sendable {
 
     /// The RPC handler.
     public func handle(_ request: ReceivedMessage) async throws -> RPCReply {
-        guard request.properties.type == RegistrationCommand.contractName else {
-            throw CommandError(code: "unknown-command", detail: "expected a \(RegistrationCommand.contractName), got \(request.properties.type ?? "no type")")
-        }
-        let command: RegistrationCommand
-        do {
-            command = try HeraldJSON.decode(RegistrationCommand.self, from: request.body)
-        } catch let error as DecodingError {
-            throw CommandError(code: "invalid-command", detail: HeraldJSON.describe(error))
-        }
+        let command = try request.command(RegistrationCommand.self, named: RegistrationCommand.contractName)
         return try .encoding(try await run(command), type: RegistrationReply.contractName)
     }
 

@@ -91,14 +91,19 @@ public final class RegistrationStore: Sendable {
 
     public func devices(app: String, pushIds: [String]) async throws -> [DeviceRecord] {
         try await database.read { db in
-            var ids = Set<String>()
-            for chunk in pushIds.chunked(Self.chunk) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
-                                                  arguments: StatementArguments([app] + chunk)))
-            }
-            return try Self.devices(db, app: app, where: "deviceId IN", ids.sorted())
+            try Self.devices(db, app: app, where: "deviceId IN", try Self.deviceIds(db, app: app, listening: pushIds))
         }
+    }
+
+    /// The ids of the devices listening to any of `pushIds`, sorted.
+    private static func deviceIds(_ db: Database, app: String, listening pushIds: [String]) throws -> [String] {
+        var ids = Set<String>()
+        for chunk in pushIds.chunked(chunk) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
+                                              arguments: StatementArguments([app] + chunk)))
+        }
+        return ids.sorted()
     }
 
     /// The delivery targets of the devices whose `column` is in `values` (no push ids: the
@@ -113,13 +118,7 @@ public final class RegistrationStore: Sendable {
 
     public func targets(app: String, pushIds: [String]) async throws -> [DeviceTarget] {
         try await database.read { db in
-            var ids = Set<String>()
-            for chunk in pushIds.chunked(Self.chunk) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
-                                                  arguments: StatementArguments([app] + chunk)))
-            }
-            return try Self.targets(db, app: app, where: "deviceId IN", ids.sorted())
+            try Self.targets(db, app: app, where: "deviceId IN", try Self.deviceIds(db, app: app, listening: pushIds))
         }
     }
 
