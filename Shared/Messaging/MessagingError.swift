@@ -19,6 +19,9 @@ public struct MessagingError: Error, Sendable, Hashable, CustomStringConvertible
         case timeout
         /// A channel-level protocol error.
         case channelError
+        /// A message AMQP cannot carry (e.g. a routing key or property over 255 bytes); it
+        /// was refused before anything was sent, and the channel is untouched.
+        case invalidMessage
     }
 
     public var reason: Reason

@@ -35,11 +35,23 @@ public final class Publisher: Sendable {
     /// broker confirmed or refused it: for callers that race the confirm against their own
     /// deadline without a task per message.
     public func publish(_ message: OutgoingMessage, completion: @escaping @Sendable (Result<Void, MessagingError>) -> Void) {
+        if let problem = message.problem {
+            completion(.failure(MessagingError(.invalidMessage, problem)))
+            return
+        }
         worker.enqueue(CollectionOfOne(pending(message, completion: completion)))
+    }
+
+    /// Refuses messages AMQP cannot carry before any is sent.
+    private func check(_ messages: some Sequence<OutgoingMessage>) throws {
+        for message in messages {
+            if let problem = message.problem { throw MessagingError(.invalidMessage, problem) }
+        }
     }
 
     /// Publishes one message and waits for the broker's confirm.
     public func publish(_ message: OutgoingMessage) async throws {
+        try check(CollectionOfOne(message))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             worker.enqueue(CollectionOfOne(pending(message) { result in
                 continuation.resume(with: result.mapError { $0 as any Error })
@@ -51,6 +63,7 @@ public final class Publisher: Sendable {
     /// the first failure after all have completed; the others may have been delivered.
     public func publish(contentsOf messages: [OutgoingMessage]) async throws {
         guard !messages.isEmpty else { return }
+        try check(messages)
         let batch = BatchCompletion(count: messages.count)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             batch.setContinuation(continuation)

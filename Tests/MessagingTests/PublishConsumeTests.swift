@@ -31,4 +31,27 @@ struct PublishConsumeTests {
         #expect(try await TestBroker.admin.readyCount(work.queue.name) == 0)
         await work.cleanUp()
     }
+
+    @Test("a message AMQP cannot carry is refused before sending, and the publisher goes on")
+    func overlongFieldsAreRefused() async throws {
+        let work = TestBroker.workTopology("overlong")
+        let publisher = Publisher(configuration: TestBroker.configuration("pub-overlong", topology: work.topology))
+        let consuming = Collector(TestBroker.configuration("sub-overlong", topology: work.topology), queue: work.queue.name)
+        var tooLong = work.message("x")
+        tooLong.routingKey = String(repeating: "k", count: 256)
+        await #expect { try await publisher.publish(tooLong) } throws: {
+            ($0 as? MessagingError)?.reason == .invalidMessage && "\($0)".contains("routing key is 256 bytes")
+        }
+        var longId = work.message("y")
+        longId.properties.messageId = String(repeating: "i", count: 300)
+        await #expect { try await publisher.publish(contentsOf: [work.message("before"), longId]) } throws: {
+            ($0 as? MessagingError)?.reason == .invalidMessage
+        }
+        try await publisher.publish(work.message("after"))
+        try await consuming.inbox.waitUntil("the message after") { $0.count == 1 }
+        #expect(await consuming.inbox.ids == ["after"], "nothing of a refused batch was sent")
+        await consuming.stop()
+        await publisher.close()
+        await work.cleanUp()
+    }
 }

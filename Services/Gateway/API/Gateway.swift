@@ -176,6 +176,7 @@ public struct Gateway: Sendable {
         do {
             try await publish(message, with: publisher, timeout: configuration.publishTimeout)
         } catch {
+            if let error = error as? MessagingError, error.reason == .invalidMessage { throw GatewayError(400, "Invalid request", error.message) }
             throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
         }
         recent.insert(app: event.app, eventId: event.id)
