@@ -125,6 +125,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             path: "Services/Gateway/API",
             resources: [.copy("openapi.yaml")]

@@ -9,13 +9,16 @@ function setup(thread)
 end
 
 function init(args)
+    -- a fresh run prefix: Lua's generator starts from the same seed in every process, and
+    -- a repeated id inside the gateway's window would be answered without a publish
+    run = string.format("%x%x", os.time(), math.floor(os.clock() * 1000000))
     prefix = args[1]
     key = args[2]
 end
 
 function request()
     counter = counter + 1
-    local device = string.format("d-%d-%d-%d", id, counter, math.random(1, 1000000000))
+    local device = string.format("d-%s-%d-%d", run, id, counter)
     local body = string.format('{"platform":"fcm","token":"tok-%s","os":"android","userId":"u-%d","locale":"en"}', device, counter % 1000)
     return wrk.format("PUT", prefix .. device, {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. key}, body)
 end

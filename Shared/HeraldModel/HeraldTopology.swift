@@ -47,6 +47,8 @@ public enum HeraldTopology {
         public static let dispatchHMS = workQueue("dispatch.hms")
         public static let dispatchWebhook = workQueue("dispatch.webhook")
         public static let registrationRevocations = workQueue("registration.revocations")
+        /// Every outcome, for Registration's record of what became of each delivery.
+        public static let registrationOutcomes = workQueue("registration.outcomes")
         /// Everything dead-lettered, for operators. Not a work queue: it dead-letters nowhere.
         public static let deadLetters = QueueSpec("dead-letters")
 
@@ -63,6 +65,7 @@ public enum HeraldTopology {
     public static let workQueues: [QueueSpec] = [
         Queue.registrationEvents, Queue.preferencesResolved, Queue.encryptionAllowed,
         Queue.dispatchFCM, Queue.dispatchHMS, Queue.dispatchWebhook, Queue.registrationRevocations,
+        Queue.registrationOutcomes,
     ]
 
     /// The command queues the RPC servers consume (gateway → Registration / Preferences).
@@ -107,6 +110,7 @@ public enum HeraldTopology {
             BindingSpec(exchange: Exchange.deliveries.name, queue: Queue.preferencesResolved.name, routingKey: RoutingKey.resolved),
             BindingSpec(exchange: Exchange.deliveries.name, queue: Queue.encryptionAllowed.name, routingKey: RoutingKey.allowed),
             BindingSpec(exchange: Exchange.control.name, queue: Queue.registrationRevocations.name, routingKey: RoutingKey.tokenRevoked),
+            BindingSpec(exchange: Exchange.outcomes.name, queue: Queue.registrationOutcomes.name, routingKey: "#"),
             BindingSpec(exchange: Exchange.dead.name, queue: Queue.deadLetters.name, routingKey: ""),
         ]
         for platform in Platform.allCases {

@@ -228,3 +228,77 @@ public enum Priority: String, Codable, Sendable, Hashable, CaseIterable {
 public enum EncryptionPolicy: String, Codable, Sendable, Hashable, CaseIterable {
     case required, preferred, none
 }
+
+extension NotificationEvent {
+    /// The event's JSON, written directly: the gateway publishes one per request.
+    public func wireJSON() throws -> Data {
+        var json = JSONWriter(capacity: 384)
+        json.beginObject()
+        if let alert {
+            json.key("alert")
+            alert.write(to: &json)
+        }
+        json.key("app"); json.string(app)
+        json.key("audience"); audience.write(to: &json)
+        json.key("context"); json.stringMap(context)
+        json.key("data"); json.stringMap(data)
+        json.key("id"); json.string(id)
+        json.key("kind"); json.string(kind)
+        json.key("occurredAt"); json.timestamp(occurredAt)
+        json.key("options"); options.write(to: &json)
+        json.key("source"); json.string(source.rawValue)
+        json.endObject()
+        return json.data
+    }
+}
+
+extension Audience {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        switch self {
+        case .users(let ids): json.key("users"); json.strings(ids)
+        case .pushIds(let ids): json.key("pushIds"); json.strings(ids)
+        case .devices(let ids): json.key("devices"); json.strings(ids)
+        case .tokens(let tokens):
+            json.key("tokens")
+            json.beginArray()
+            for token in tokens {
+                json.beginObject()
+                json.key("platform"); json.string(token.platform.rawValue)
+                json.key("token"); json.string(token.token)
+                json.endObject()
+            }
+            json.endArray()
+        case .emailAddressId(let id): json.key("emailAddressId"); json.string(id)
+        }
+        json.endObject()
+    }
+}
+
+extension Alert {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        switch self {
+        case .template(let name, let args):
+            if !args.isEmpty { json.key("args"); json.stringMap(args) }
+            json.key("template"); json.string(name)
+        case .literal(let title, let body):
+            if let body { json.key("body"); json.string(body) }
+            if let title { json.key("title"); json.string(title) }
+        }
+        json.endObject()
+    }
+}
+
+extension DeliveryOptions {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        if let collapseKey { json.key("collapseKey"); json.string(collapseKey) }
+        json.key("critical"); json.bool(critical)
+        if let encryption { json.key("encryption"); json.string(encryption.rawValue) }
+        json.key("hideData"); json.bool(hideData)
+        if let priority { json.key("priority"); json.string(priority.rawValue) }
+        if let ttlSeconds { json.key("ttlSeconds"); json.int(ttlSeconds) }
+        json.endObject()
+    }
+}

@@ -15,11 +15,14 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?)
     /// An Evernym sponsee's com method: type 4 pushes to `FCM:<token>`, type 3 forwards to the sponsor.
     case setSponsee(app: String, sponseeId: String, type: Int, value: String)
+    /// What became of an event's deliveries.
+    case eventStatus(app: String, eventId: String)
 
     public var app: String {
         switch self {
         case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
-             .registerSmartIDDevice(let app, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _):
+             .registerSmartIDDevice(let app, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _),
+             .eventStatus(let app, _):
             return app
         }
     }
@@ -36,13 +39,15 @@ public struct RegistrationReply: Codable, Sendable, Hashable {
     public var detail: String?
     public var addressKey: AddressKey?
     public var sponsee: Sponsee?
+    public var event: EventStatus?
 
-    public init(device: DeviceRecord? = nil, removed: Bool? = nil, detail: String? = nil, addressKey: AddressKey? = nil, sponsee: Sponsee? = nil) {
+    public init(device: DeviceRecord? = nil, removed: Bool? = nil, detail: String? = nil, addressKey: AddressKey? = nil, sponsee: Sponsee? = nil, event: EventStatus? = nil) {
         self.device = device
         self.removed = removed
         self.detail = detail
         self.addressKey = addressKey
         self.sponsee = sponsee
+        self.event = event
     }
 }
 

@@ -325,24 +325,27 @@ final class ChannelWorker: Sendable {
                         }
                     }
                 }
-                for publish in publishes {
-                    if worker.confirms {
-                        unconfirmed.append((nextSeq, publish))
-                        nextSeq += 1
-                        try connection.publish(publish.message)
-                    } else {
-                        try connection.publish(publish.message)
-                        publish.completion(.success(()))
-                    }
-                    worker.metrics.published.increment()
-                    if publish.republished {
-                        worker.metrics.republished.increment()
-                        worker.republishedCount.add(1, ordering: .relaxed)
-                    }
-                    if worker.dropAfterNextPublish.exchange(false, ordering: .relaxed) {
-                        throw MessagingError(.connectionLost, "connection dropped on purpose after a publish")
+                func send() throws {
+                    for publish in publishes {
+                        if worker.confirms {
+                            unconfirmed.append((nextSeq, publish))
+                            nextSeq += 1
+                            try connection.publish(publish.message)
+                        } else {
+                            try connection.publish(publish.message)
+                            publish.completion(.success(()))
+                        }
+                        worker.metrics.published.increment()
+                        if publish.republished {
+                            worker.metrics.republished.increment()
+                            worker.republishedCount.add(1, ordering: .relaxed)
+                        }
+                        if worker.dropAfterNextPublish.exchange(false, ordering: .relaxed) {
+                            throw MessagingError(.connectionLost, "connection dropped on purpose after a publish")
+                        }
                     }
                 }
+                if publishes.count > 1 { try connection.corked(send) } else { try send() }
 
                 // 2. Stop consuming when asked; end the stream when the broker confirmed it.
                 if stopConsuming, !cancelSent {

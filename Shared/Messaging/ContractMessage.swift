@@ -10,7 +10,7 @@ extension OutgoingMessage {
         headers: [String: HeaderValue] = [:], mandatory: Bool = false
     ) throws {
         self.init(
-            exchange: exchange, routingKey: routingKey, body: try HeraldJSON.encode(contract),
+            exchange: exchange, routingKey: routingKey, body: try contract.wireJSON(),
             properties: .contract(C.contractName, messageId: contract.messageId, correlationId: contract.correlationId, headers: headers),
             mandatory: mandatory)
     }

@@ -63,6 +63,19 @@ final class RabbitConnection {
     /// The socket descriptor, for `poll`.
     var socketDescriptor: Int32 { amqp_get_sockfd(state) }
 
+    /// Holds back partial TCP segments while `body` writes several frames, then sends them
+    /// together: a batch of publishes leaves in a few segments instead of one each, which
+    /// saves the broker (and both kernels) a read per message.
+    func corked<T>(_ body: () throws -> T) rethrows -> T {
+        var on: Int32 = 1
+        setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_CORK, &on, socklen_t(MemoryLayout<Int32>.size))
+        defer {
+            var off: Int32 = 0
+            setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_CORK, &off, socklen_t(MemoryLayout<Int32>.size))
+        }
+        return try body()
+    }
+
     /// Whether rabbitmq-c already holds unread bytes or frames (then `poll` would miss them).
     var hasBufferedInput: Bool {
         amqp_data_in_buffer(state) != 0 || amqp_frames_enqueued(state) != 0

@@ -4,6 +4,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
+import Registry
 import Testing
 
 /// Device, configuration, preference and settings requests, forwarded as RPC to
@@ -64,6 +65,26 @@ struct CommandForwardingTests {
         #expect(((read.json["configuration"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
         #expect(await gateway.send("PUT", "/v1/apps/{app}/settings/notifications", json: ["enabled": false]).json["networkEnabled"] as? Bool == false)
         #expect(await gateway.send("GET", "/v1/apps/{app}/settings/notifications").json["networkEnabled"] as? Bool == false)
+        await gateway.stop()
+    }
+
+    @Test func anEventsStatusListsEachDeliverysLatestOutcomeAndAnUnknownEventIs404() async throws {
+        let gateway = try await GatewayFixture()
+        let unknown = await gateway.send("GET", "/v1/apps/{app}/events/ev-1")
+        #expect(unknown.status == 404 && (unknown.json["detail"] as? String)?.contains("no record of event ev-1") == true, "\(unknown.json)")
+        // The registry the fixture's command server reads, as herald-registration's outcome stage writes it.
+        let store = try RegistrationStore(directory: gateway.directory)
+        try await store.markProcessed(app: gateway.app, eventId: "ev-1")
+        try await store.record([
+            Outcome(deliveryId: "d1", eventId: "ev-1", app: gateway.app, status: .retrying, reason: "UNAVAILABLE", at: Date(timeIntervalSince1970: 1)),
+            Outcome(deliveryId: "d1", eventId: "ev-1", app: gateway.app, status: .delivered, at: Date(timeIntervalSince1970: 2)),
+            Outcome(deliveryId: "d2", eventId: "ev-1", app: gateway.app, status: .filtered, reason: "filtered by channel", at: Date(timeIntervalSince1970: 2)),
+        ])
+        let known = await gateway.send("GET", "/v1/apps/{app}/events/ev-1")
+        let event = known.json["event"] as? [String: Any]
+        let deliveries = event?["deliveries"] as? [[String: Any]] ?? []
+        #expect(known.status == 200 && event?["resolved"] as? Bool == true, "\(known.json)")
+        #expect(deliveries.map { "\($0["deliveryId"] ?? "") \($0["status"] ?? "") \($0["updates"] ?? "")" } == ["d1 delivered 2", "d2 filtered 1"])
         await gateway.stop()
     }
 

@@ -23,6 +23,7 @@ struct GeneratedInputTests {
         case .emailAddressKey: ("/email/addresses/a1/key", ["keyId": "k", "publicKey": "MIIBIjANBgkq", "owner": "u1"])
         case .webcomEvents: ("/webcom/events", ["path": "/p", "event": "children.updated", "added": ["k": 1], "recipients": ["u1"]])
         case .putDevice: ("/devices/d1", ["platform": "fcm", "token": "t", "os": "android", "userId": "u1", "pushIds": ["p"], "locale": "en"])
+        case .getEvent: ("/events/e1", nil)
         case .getDevice, .deleteDevice: ("/devices/d1", nil)
         case .getConfiguration: ("/devices/d1/configuration", nil)
         case .putConfiguration: ("/devices/d1/configuration", ["entries": [["service": "s", "enabled": false, "rule": ["field": "sudoId", "value": "v"]]]])

@@ -60,5 +60,10 @@ enum ContractSamples {
         deviceId: "device-1", platform: .fcm, token: "fcm-token-1", os: .ios, userId: "user-1", pushIds: ["profile-1"], locale: "et-EE",
         key: DeviceKey(keyId: "key-1", p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", auth: "BTBZMqHH6r4Tts7J_aSIgg")))
 
+    static let eventStatusCommand = RegistrationCommand.eventStatus(app: "demo", eventId: "msg-7f3a")
+    static let eventStatusReply = RegistrationReply(event: EventStatus(eventId: "msg-7f3a", resolved: true, deliveries: [
+        DeliveryStatus(deliveryId: delivery.deliveryId, status: .delivered, at: occurredAt.addingTimeInterval(2), updates: 2),
+        DeliveryStatus(deliveryId: "d-2", status: .revoked, reason: "device device-2 removed: UNREGISTERED", providerCode: "UNREGISTERED", at: occurredAt.addingTimeInterval(1)),
+    ]))
     static let registrationReply = RegistrationReply(removed: false, detail: "device device-1 belongs to another user, not user-2: nothing changed")
 }

@@ -18,7 +18,7 @@ struct TopologyTests {
 
     @Test("work queues are durable quorum queues that dead-letter at least once to herald.dead")
     func workQueues() {
-        #expect(HeraldTopology.workQueues.count == 7)
+        #expect(HeraldTopology.workQueues.count == 8)
         for queue in HeraldTopology.workQueues {
             #expect(queue.kind == .quorum && queue.durable)
             let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
@@ -42,6 +42,7 @@ struct TopologyTests {
         #expect(routed("herald.dispatch", "hms", to: "dispatch.hms"))
         #expect(routed("herald.dispatch", "webhook", to: "dispatch.webhook"))
         #expect(routed("herald.control", "token.revoked", to: "registration.revocations"))
+        #expect(routed("herald.outcomes", "#", to: "registration.outcomes"))
         #expect(routed("herald.dead", "", to: "dead-letters"))
         #expect(HeraldTopology.Exchange.outcomes.kind == .topic)
         #expect(HeraldTopology.Exchange.dead.kind == .fanout)

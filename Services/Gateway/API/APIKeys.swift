@@ -45,10 +45,11 @@ public struct APIKeys: Sendable {
     /// Checks `authorization` for `scope` on `app`: 401 for a missing or unknown key, 403 for
     /// a key of another app or without the scope.
     public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) {
-        guard let authorization, authorization.lowercased().hasPrefix("bearer "), authorization.count > 7 else {
+        // "Bearer <key>", the scheme case-insensitive, spaces around the key ignored; read
+        // on the UTF-8 bytes, without copying the header into new strings.
+        guard let authorization, let digest = Self.bearerDigest(authorization) else {
             throw GatewayError(401, "Unauthorized", "an Authorization: Bearer <api key> header is required")
         }
-        let digest = Array(SHA256.hash(data: Data(authorization.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)))
         var match: Entry?
         for entry in entries where Self.constantTimeEqual(entry.digest, digest) { match = entry }
         guard let match else { throw GatewayError(401, "Unauthorized", "unknown API key") }
@@ -56,6 +57,18 @@ public struct APIKeys: Sendable {
         guard match.scopes.contains(scope) else {
             throw GatewayError(403, "Forbidden", "API key \(match.id) lacks the \(scope.rawValue) scope")
         }
+    }
+
+    static func bearerDigest(_ header: String) -> [UInt8]? {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return nil }
+        var start = scheme.count
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        guard start < end else { return nil }
+        return bytes.withUnsafeBytes { Array(SHA256.hash(data: UnsafeRawBufferPointer(rebasing: $0[start..<end]))) }
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

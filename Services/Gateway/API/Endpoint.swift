@@ -4,14 +4,14 @@ import ServiceKit
 /// scope a key needs. The router and the OpenAPI test both read this table.
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
-    case emailMessages, emailAddressKey, webcomEvents
+    case emailMessages, emailAddressKey, webcomEvents, getEvent
     case putDevice, getDevice, deleteDevice, getConfiguration, putConfiguration
     case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
     case getSettings, putSettings
 
     public var method: String {
         switch self {
-        case .getDevice, .getConfiguration, .getUserPreferences, .getChannelPreferences, .getSettings: "GET"
+        case .getEvent, .getDevice, .getConfiguration, .getUserPreferences, .getChannelPreferences, .getSettings: "GET"
         case .deleteDevice: "DELETE"
         case .evernymSponsee, .emailAddressKey, .putDevice, .putConfiguration, .putUserPreferences, .putChannelPreferences, .putSettings: "PUT"
         default: "POST"
@@ -22,6 +22,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         let base = "/v1/apps/:app"
         switch self {
         case .postEvent: return base + "/events"
+        case .getEvent: return base + "/events/:eventId"
         case .smartIDPush: return base + "/smartid/push"
         case .smartIDDevices: return base + "/smartid/devices"
         case .evernymNotify: return base + "/evernym/notify"
@@ -40,12 +41,17 @@ public enum Endpoint: String, CaseIterable, Sendable {
 
     public var scope: AppConfiguration.Scope {
         switch self {
-        case .postEvent, .smartIDPush, .evernymNotify, .upstraEvents, .emailMessages, .webcomEvents: .events
+        case .postEvent, .smartIDPush, .evernymNotify, .upstraEvents, .emailMessages, .webcomEvents, .getEvent: .events
         case .getSettings, .putSettings: .admin
         default: .devices
         }
     }
 
     /// Whether the endpoint publishes an event (and answers 202).
-    public var publishes: Bool { scope == .events }
+    public var publishes: Bool {
+        switch self {
+        case .postEvent, .smartIDPush, .evernymNotify, .upstraEvents, .emailMessages, .webcomEvents: true
+        default: false
+        }
+    }
 }

@@ -138,6 +138,9 @@ public struct Gateway: Sendable {
             if reply.removed == false, reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
             return try Self.json(200, reply)
 
+        case .getEvent:
+            return try await register(.eventStatus(app: app, eventId: try parameter("eventId")), status: 200)
+
         case .getConfiguration:
             return try await preference(.getDeviceConfiguration(app: app, deviceId: try parameter("deviceId")))
         case .putConfiguration:
@@ -169,7 +172,12 @@ public struct Gateway: Sendable {
     /// Publishes `event` and answers 202 once the broker confirmed it; a repeated id inside
     /// the window is answered 202 without a second publish.
     private func accept(_ event: NotificationEvent) async throws -> Reply {
-        let accepted = try Self.json(202, ["eventId": event.id, "status": "accepted"])
+        var body = JSONWriter(capacity: 96)
+        body.beginObject()
+        body.key("eventId"); body.string(event.id)
+        body.key("status"); body.string("accepted")
+        body.endObject()
+        let accepted = Reply(status: 202, body: body.data)
         if recent.contains(app: event.app, eventId: event.id) { return accepted }
         guard publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
@@ -205,83 +213,5 @@ public struct Gateway: Sendable {
 
     static func json<T: Encodable>(_ status: Int, _ value: T) throws -> Reply {
         Reply(status: status, body: try HeraldJSON.encode(value))
-    }
-}
-
-/// Publishes `message` and returns when the broker confirmed it; fails when it refused it
-/// or when `timeout` passed first (a publish waiting for a broker that is gone goes on, and
-/// its late result is dropped). One shared timer serves every pending publish.
-func publish(_ message: OutgoingMessage, with publisher: Publisher, timeout: Duration) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        let pending = PendingConfirm(continuation)
-        Deadlines.shared.add(pending, at: ContinuousClock.now + timeout)
-        publisher.publish(message) { result in pending.resume(result.mapError { $0 as any Error }) }
-    }
-}
-
-/// A confirm being waited for: resumed once, by the broker's answer or by the deadline.
-final class PendingConfirm: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
-
-    init(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(_ result: Result<Void, any Error>) {
-        let taken = continuation.withLock { stored -> CheckedContinuation<Void, any Error>? in
-            defer { stored = nil }
-            return stored
-        }
-        taken?.resume(with: result)
-    }
-}
-
-/// Fails pending confirms whose deadline passed, checking ten times a second.
-final class Deadlines: Sendable {
-    static let shared = Deadlines()
-    private let pending = Mutex<[(PendingConfirm, ContinuousClock.Instant)]>([])
-    private let started = Mutex(false)
-
-    func add(_ confirm: PendingConfirm, at deadline: ContinuousClock.Instant) {
-        pending.withLock { $0.append((confirm, deadline)) }
-        let first = started.withLock { running -> Bool in
-            defer { running = true }
-            return !running
-        }
-        if first {
-            Task.detached { [self] in
-                while true {
-                    try? await Task.sleep(for: .milliseconds(100))
-                    sweep()
-                }
-            }
-        }
-    }
-
-    private func sweep() {
-        let now = ContinuousClock.now
-        let expired = pending.withLock { list -> [PendingConfirm] in
-            let expired = list.filter { $0.1 <= now }.map(\.0)
-            list.removeAll { $0.1 <= now }
-            return expired
-        }
-        for confirm in expired { confirm.resume(.failure(CancellationError())) }
-    }
-}
-
-/// `herald_gateway_requests_total{endpoint,status}`, each counter made once.
-final class RequestCounters: Sendable {
-    static let shared = RequestCounters()
-    private let counters = Mutex<[String: Counter]>([:])
-
-    func count(_ endpoint: Endpoint, _ status: Int) {
-        let key = "\(endpoint.rawValue) \(status)"
-        let counter = counters.withLock { table in
-            if let existing = table[key] { return existing }
-            let made = Counter(label: "herald_gateway_requests_total", dimensions: [("endpoint", endpoint.rawValue), ("status", "\(status)")])
-            table[key] = made
-            return made
-        }
-        counter.increment()
     }
 }

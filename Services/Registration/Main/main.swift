@@ -1,5 +1,5 @@
 // herald-registration: the device registry. Resolves each event into one delivery per device,
-// applies token revocations, and answers the gateway's device, key and sponsee commands.
+// applies token revocations, records what became of each delivery, and answers the gateway's device, key and sponsee commands.
 import HeraldModel
 import Registry
 import ServiceKit
@@ -9,6 +9,7 @@ await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runt
     return ([
         RegistrationStages.resolving(runtime: runtime, store: store),
         RegistrationStages.revoking(runtime: runtime, store: store),
+        RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
         CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
         RegistrationPruner(store: store, logger: runtime.logger),
     ], { _ in })

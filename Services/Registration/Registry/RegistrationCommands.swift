@@ -53,6 +53,12 @@ public struct RegistrationCommands: Sendable {
             let stored = try await store.setAddressKey(
                 app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: key.spkiDER.base64EncodedString(), ownerUserId: ownerUserId)
             return RegistrationReply(addressKey: stored)
+        case .eventStatus(let app, let eventId):
+            try Self.check(eventId, "eventId")
+            guard let status = try await store.eventStatus(app: app, eventId: eventId) else {
+                throw CommandError(code: "event-not-found", detail: "app \(app) has no record of event \(eventId): not resolved yet, unknown, or older than the retention", status: 404)
+            }
+            return RegistrationReply(event: status)
         case .setSponsee(let app, let sponseeId, let type, let value):
             try Self.check(sponseeId, "id")
             switch type {

@@ -2,19 +2,21 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Forgets processed event ids after the deduplication window and revocation audit rows
-/// after theirs, once at start and then every `interval`.
+/// Forgets processed event ids after the deduplication window, revocation audit rows and
+/// delivery outcomes after theirs, once at start and then every `interval`.
 public struct RegistrationPruner: Service {
     let store: RegistrationStore
     let window: TimeInterval
     let auditWindow: TimeInterval
+    let outcomeWindow: TimeInterval
     let interval: Duration
     let logger: Logger
 
-    public init(store: RegistrationStore, window: TimeInterval = 24 * 3600, auditWindow: TimeInterval = 30 * 24 * 3600, interval: Duration = .seconds(3600), logger: Logger) {
+    public init(store: RegistrationStore, window: TimeInterval = 24 * 3600, auditWindow: TimeInterval = 30 * 24 * 3600, outcomeWindow: TimeInterval = 7 * 24 * 3600, interval: Duration = .seconds(3600), logger: Logger) {
         self.store = store
         self.window = window
         self.auditWindow = auditWindow
+        self.outcomeWindow = outcomeWindow
         self.interval = interval
         self.logger = logger
     }
@@ -23,8 +25,8 @@ public struct RegistrationPruner: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let pruned = try await store.prune(window: window, auditWindow: auditWindow)
-                    logger.info("pruned", metadata: ["events": "\(pruned.events)", "revocations": "\(pruned.revocations)"])
+                    let pruned = try await store.prune(window: window, auditWindow: auditWindow, outcomeWindow: outcomeWindow)
+                    logger.info("pruned", metadata: ["events": "\(pruned.events)", "revocations": "\(pruned.revocations)", "outcomes": "\(pruned.outcomes)"])
                 } catch {
                     logger.error("pruning failed", metadata: ["error": "\(error)"])
                 }

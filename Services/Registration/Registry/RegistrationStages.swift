@@ -4,13 +4,15 @@ import Messaging
 import Metrics
 import ServiceKit
 
-/// herald-registration's two stages: resolving events into deliveries, and applying token
-/// revocations.
+/// herald-registration's stages: resolving events into deliveries, applying token
+/// revocations, and recording outcomes.
 public enum RegistrationStages {
     /// Herald's routes: `registration.events` in, `herald.deliveries` (`resolved`) out.
     public static let events = StageRoutes(input: HeraldTopology.Queue.registrationEvents, output: HeraldTopology.Exchange.deliveries)
     /// `registration.revocations` in; only outcomes out.
     public static let revocations = StageRoutes(input: HeraldTopology.Queue.registrationRevocations, output: HeraldTopology.Exchange.outcomes)
+    /// `registration.outcomes` in (every outcome); nothing out.
+    public static let outcomes = StageRoutes(input: HeraldTopology.Queue.registrationOutcomes, output: HeraldTopology.Exchange.outcomes)
 
     /// Consumes events: an event id seen before is acknowledged without publishing again;
     /// otherwise one delivery per device (deterministic ids), or outcome `filtered` with
@@ -67,6 +69,16 @@ public enum RegistrationStages {
             return [try .outcome(Outcome(
                 deliveryId: revocation.deliveryId ?? "revoke:\(revocation.token.prefix(16))", eventId: revocation.eventId ?? revocation.messageId,
                 app: revocation.app, status: .revoked, reason: reason, providerCode: revocation.reason, at: Date()), to: routes.outcomes)]
+        }
+    }
+
+    /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
+    public static func recordingOutcomes(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes) -> Stage<Outcome> {
+        let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
+        return Stage("registration.outcomes", consuming: routes.input, prefetch: 64, runtime: runtime) { outcome in
+            try await store.record([outcome])
+            recorded.increment()
+            return []
         }
     }
 }

@@ -227,15 +227,57 @@ public final class RegistrationStore: Sendable {
         }
     }
 
-    /// Forgets processed event ids older than `window` and revocation audit rows older than
-    /// `auditWindow`; returns how many of each.
+    /// Forgets processed event ids older than `window`, revocation audit rows older than
+    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
     @discardableResult
-    public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval) async throws -> (events: Int, revocations: Int) {
+    public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval = 7 * 24 * 3600) async throws -> (events: Int, revocations: Int, outcomes: Int) {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM processedEvents WHERE processedAt < ?", arguments: [now.addingTimeInterval(-window)])
             let events = db.changesCount
             try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
-            return (events, db.changesCount)
+            let revocations = db.changesCount
+            try db.execute(sql: "DELETE FROM outcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
+            return (events, revocations, db.changesCount)
+        }
+    }
+
+    // MARK: Outcomes
+
+    /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
+    /// never hides the `delivered` that followed it) and counting how many arrived.
+    public func record(_ outcomes: [Outcome]) async throws {
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates) VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                ON CONFLICT (app, deliveryId) DO UPDATE SET
+                    updates = updates + 1,
+                    status = CASE WHEN excluded.at >= at THEN excluded.status ELSE status END,
+                    reason = CASE WHEN excluded.at >= at THEN excluded.reason ELSE reason END,
+                    providerCode = CASE WHEN excluded.at >= at THEN excluded.providerCode ELSE providerCode END,
+                    at = MAX(at, excluded.at)
+                """)
+            for outcome in outcomes {
+                try statement.execute(arguments: [
+                    outcome.app, outcome.deliveryId, outcome.eventId, outcome.status.rawValue, outcome.reason, outcome.providerCode, outcome.at,
+                ])
+            }
+        }
+    }
+
+    /// What became of an event: whether it was resolved, and each delivery's latest outcome.
+    /// Nil when nothing is known of it (never seen, still queued, or pruned).
+    public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
+        try await database.read { db in
+            let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ?", arguments: [app, eventId]) ?? false
+            let deliveries = try Row.fetchAll(db, sql: """
+                SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = ? AND eventId = ? ORDER BY deliveryId
+                """, arguments: [app, eventId]).map { row in
+                DeliveryStatus(
+                    deliveryId: row["deliveryId"], status: OutcomeStatus(rawValue: row["status"]) ?? .failed, reason: row["reason"],
+                    providerCode: row["providerCode"], at: row["at"], updates: row["updates"])
+            }
+            guard resolved || !deliveries.isEmpty else { return nil }
+            return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries)
         }
     }
 
@@ -317,6 +359,15 @@ public final class RegistrationStore: Sendable {
                     failedSendAt DATETIME NOT NULL, revokedAt DATETIME NOT NULL, result TEXT NOT NULL);
                 CREATE INDEX revokedTokensByTime ON revokedTokens (revokedAt);
                 CREATE INDEX revokedTokensByToken ON revokedTokens (app, token);
+                """)
+        }
+        migrator.registerMigration("v2: outcomes") { db in
+            try db.execute(sql: """
+                CREATE TABLE outcomes (
+                    app TEXT NOT NULL, deliveryId TEXT NOT NULL, eventId TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, providerCode TEXT,
+                    at DATETIME NOT NULL, updates INTEGER NOT NULL, PRIMARY KEY (app, deliveryId));
+                CREATE INDEX outcomesByEvent ON outcomes (app, eventId);
+                CREATE INDEX outcomesByTime ON outcomes (at);
                 """)
         }
         return migrator

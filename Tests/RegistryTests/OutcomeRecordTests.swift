@@ -1,0 +1,69 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+import Registry
+import ServiceKit
+import Testing
+
+/// Registration's record of what became of each delivery, behind `GET /events/{eventId}`.
+struct OutcomeRecordTests {
+    typealias S = RegistrySamples
+
+    static func outcome(_ delivery: String, _ status: OutcomeStatus, at seconds: TimeInterval, event: String = "ev-1", reason: String? = nil) -> Outcome {
+        Outcome(deliveryId: delivery, eventId: event, app: "a", status: status, reason: reason, providerCode: status == .revoked ? "UNREGISTERED" : nil,
+                at: Date(timeIntervalSince1970: 1_800_000_000 + seconds))
+    }
+
+    @Test func eachDeliveryKeepsItsLatestOutcomeWhateverOrderTheyArriveIn() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.record([Self.outcome("d1", .retrying, at: 1, reason: "UNAVAILABLE")])
+        try await store.record([Self.outcome("d1", .delivered, at: 3), Self.outcome("d2", .revoked, at: 2)])
+        // A retry outcome that the broker delivered late does not hide the delivery.
+        try await store.record([Self.outcome("d1", .retrying, at: 2, reason: "UNAVAILABLE")])
+        try await store.record([Self.outcome("other", .delivered, at: 1, event: "ev-2")])
+        let status = try #require(try await store.eventStatus(app: "a", eventId: "ev-1"))
+        #expect(status.deliveries.map(\.deliveryId) == ["d1", "d2"])
+        #expect(status.deliveries[0].status == .delivered && status.deliveries[0].reason == nil && status.deliveries[0].updates == 3)
+        #expect(status.deliveries[0].at == Date(timeIntervalSince1970: 1_800_000_003))
+        #expect(status.deliveries[1].status == .revoked && status.deliveries[1].providerCode == "UNREGISTERED")
+        #expect(status.resolved == false)
+    }
+
+    @Test func anUnknownEventHasNoStatusAndAResolvedOneWithoutOutcomesHasAnEmptyOne() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try await store.eventStatus(app: "a", eventId: "nope") == nil)
+        try await store.markProcessed(app: "a", eventId: "ev-3")
+        #expect(try await store.eventStatus(app: "a", eventId: "ev-3") == EventStatus(eventId: "ev-3", resolved: true, deliveries: []))
+        #expect(try await store.eventStatus(app: "b", eventId: "ev-3") == nil)
+    }
+
+    @Test func outcomesOlderThanTheirWindowArePruned() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.record([Self.outcome("old", .delivered, at: 0), Self.outcome("new", .delivered, at: 100)])
+        let pruned = try await store.prune(now: Date(timeIntervalSince1970: 1_800_000_050), window: 3600, auditWindow: 3600, outcomeWindow: 10)
+        #expect(pruned.outcomes == 1)
+        #expect(try await store.eventStatus(app: "a", eventId: "ev-1")?.deliveries.map(\.deliveryId) == ["new"])
+    }
+}
+
+@Suite("Recording outcomes from the broker", .enabled(if: TestBroker.shouldRun))
+struct OutcomeRecordingStageTests {
+    @Test func everyOutcomePublishedToTheExchangeIsRecorded() async throws {
+        let (store, directory) = try RegistrySamples.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let harness = try StageHarness("outcomes", exchanges: ["outcomes": .topic], queues: [:])
+        let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["outcomes"]!, outcomes: harness.exchanges["outcomes"]!)
+        try await harness.run([RegistrationStages.recordingOutcomes(runtime: harness.runtime, store: store, routes: routes)], collecting: []) { _ in
+            for index in 0..<50 {
+                try await harness.publish(OutcomeRecordTests.outcome("d\(index)", index % 5 == 0 ? .retrying : .delivered, at: Double(index)))
+            }
+            try await eventually("50 outcomes recorded") { try await store.eventStatus(app: "a", eventId: "ev-1")?.deliveries.count == 50 }
+        }
+        let status = try #require(try await store.eventStatus(app: "a", eventId: "ev-1"))
+        #expect(status.deliveries.filter { $0.status == .retrying }.count == 10)
+    }
+}
