@@ -1,0 +1,57 @@
+# Shared by scripts/test and scripts/run: root commands, Debian packages, a RabbitMQ node.
+# Source it; it defines functions only.
+
+log() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "need root (or sudo) to run: $*" >&2; exit 1; fi
+}
+
+# install_packages pkg...: installs the Debian packages that are missing.
+install_packages() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing ${missing[*]}"
+        as_root apt-get update -q
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    fi
+}
+
+# ensure_broker URL: makes sure a RabbitMQ node answers at URL's host and port, starting the
+# local node if none does. Sets started_node=1 when it started one (stop it with stop_broker).
+started_node=0
+ensure_broker() {
+    local url="$1" hostport host port
+    hostport="${url#*@}"; hostport="${hostport%%/*}"
+    host="${hostport%%:*}"; port="${hostport##*:}"; [ "$port" = "$host" ] && port=5672
+    answers() { (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; }
+    if answers; then
+        log "using the RabbitMQ node at $host:$port"
+        return
+    fi
+    if [ "$host" != 127.0.0.1 ] && [ "$host" != localhost ]; then
+        echo "the broker at $host:$port does not answer" >&2; exit 1
+    fi
+    install_packages rabbitmq-server
+    # A node may be booting already (the package's own service); give it a moment first.
+    if ! as_root rabbitmqctl -q await_startup --timeout 5 >/dev/null 2>&1; then
+        log "starting a RabbitMQ node"
+        as_root rabbitmq-server -detached
+        started_node=1
+    fi
+    local deadline=$((SECONDS + 120))
+    until answers && as_root rabbitmqctl -q await_startup --timeout 10 >/dev/null 2>&1; do
+        if [ $SECONDS -gt $deadline ]; then echo "RabbitMQ did not start within 120 s" >&2; exit 1; fi
+        printf '.'
+        sleep 1
+    done
+    log "RabbitMQ is up"
+}
+
+stop_broker() {
+    as_root rabbitmqctl -q stop >/dev/null 2>&1 || true
+}
