@@ -344,7 +344,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox", "Registry"],
+            dependencies: [
+                "Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             path: "Tests/ServicesTests"
         ),
     ] + services.map {

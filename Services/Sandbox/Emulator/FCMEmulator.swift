@@ -60,6 +60,7 @@ struct FCMEmulator: Sendable {
         var delay = faults.latencyMilliseconds
         var rule: TokenRule?
         if case .token(let token) = valid.target {
+            state.countAttempt(provider: "fcm", token: token)
             let parsed = TokenRule(token: token)
             delay += parsed.delayMilliseconds
             rule = parsed

@@ -84,6 +84,7 @@ struct HMSEmulator: Sendable {
         }
 
         let rules = tokens.map { TokenRule(token: $0) }
+        for token in tokens { state.countAttempt(provider: "hms", token: token) }
         let delay = state.currentFaults.latencyMilliseconds + (rules.map(\.delayMilliseconds).max() ?? 0)
         if state.injectedUnavailability() {
             return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1).delayed(by: delay)

@@ -56,6 +56,7 @@ public final class SandboxState: Sendable {
     private let tokens = Mutex<[String: IssuedToken]>([:])
     private let issued = Mutex<[String: Int]>([:])
     private let failures = Mutex<[String: Int]>([:])
+    private let attempts = Mutex<[String: Int]>([:])
     private let faults = Mutex(Faults())
     private let inboxSize: Gauge
     private let sequence = Atomic<UInt64>(UInt64(Date().timeIntervalSince1970) << 20)
@@ -115,6 +116,18 @@ public final class SandboxState: Sendable {
 
     // MARK: Token rules
 
+    /// Counts a valid send to `token`, whatever its answer.
+    func countAttempt(provider: String, token: String) {
+        attempts.withLock { $0["\(provider)/\(token)", default: 0] += 1 }
+    }
+
+    /// How many valid sends to `token` arrived, answered with success or with an error (the
+    /// inbox holds only the successful ones): how a test sees that a dead token was not
+    /// used again.
+    public func sendAttempts(provider: String, token: String) -> Int {
+        attempts.withLock { $0["\(provider)/\(token)", default: 0] }
+    }
+
     /// Counts one more send to `token` and says whether its rule's failure applies to it.
     func failureApplies(_ rule: TokenRule, provider: String, token: String) -> Bool {
         guard rule.failure != nil else { return false }
@@ -167,6 +180,7 @@ public final class SandboxState: Sendable {
     public func clearMessages() {
         inbox.withLock { $0.removeAll() }
         failures.withLock { $0.removeAll() }
+        attempts.withLock { $0.removeAll() }
         inboxSize.record(0)
     }
 }

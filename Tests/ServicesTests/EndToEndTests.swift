@@ -1,0 +1,161 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import HeraldCrypto
+import HeraldModel
+import HeraldTestSupport
+import Testing
+
+/// The five integrations through the real executables: each registers its devices and posts
+/// its own event shape at the gateway, and the test reads what the provider sandbox
+/// received. A `kill -9` of a dispatcher mid-stream loses nothing.
+extension ServiceProcesses {
+    @Suite("End to end")
+    struct EndToEndTests {
+        @Test func everyIntegrationReachesItsDevicesThroughTheWholePipeline() async throws {
+            let stack = try await HeraldStack.start()
+            do {
+                try await Self.smartID(stack)
+                try await Self.evernym(stack)
+                try await Self.upstraWithEncryptionAndAFilteredRecipient(stack)
+                try await Self.sudoEmailEncryptedForTheAddress(stack)
+                try await Self.webcom(stack)
+                try await Self.anUnregisteredTokenIsRevokedAndNotUsedAgain(stack)
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
+        static func smartID(_ stack: HeraldStack) async throws {
+            try await stack.expectOK("POST", "/smartid/devices", ["profileID": ["profile-1"], "OS": "Android", "deviceID": "sid-token"])
+            try await stack.expectOK("POST", "/smartid/push", ["messageId": "sid-1", "pushId": "profile-1", "requestor": "Bank", "type": "SIGN", "timeToLive": 90])
+            try await eventually(timeout: .seconds(30), "the Smart ID push") { !stack.received("sid-token").isEmpty }
+            let message = stack.received("sid-token")[0]
+            let data = message["data"] as? [String: String]
+            #expect(data?["messageId"] == "sid-1" && data?["requestor"] == "Bank" && data?["type"] == "SIGN" && data?["kind"] == "sign")
+            let ttl = (message["android"] as? [String: Any])?["ttl"] as? String
+            #expect(ttl.flatMap { Int($0.dropLast()) }.map { (85...90).contains($0) } == true, "TTL from timeToLive: \(ttl ?? "none")")
+        }
+
+        static func evernym(_ stack: HeraldStack) async throws {
+            try await stack.expectOK("PUT", "/evernym/sponsees/sponsee-1", ["id": "sponsee-1", "type": 4, "value": "FCM:evernym-token"])
+            try await stack.expectOK("POST", "/evernym/notify", [
+                "msgId": "ev-msg-1", "msgType": "credOffer", "sponseeDetails": "sponsee-1", "relationshipDid": "did:x:1",
+                "metaData": ["msgSenderName": "Issuer"],
+            ])
+            try await eventually(timeout: .seconds(30), "the Evernym push") { !stack.received("evernym-token").isEmpty }
+            let data = stack.received("evernym-token")[0]["data"] as? [String: String]
+            #expect(data?["msgId"] == "ev-msg-1" && data?["msgSenderName"] == "Issuer")
+        }
+
+        /// u1's phone registered a P-256 key, so its payload is aes128gcm; u2 muted the channel.
+        static func upstraWithEncryptionAndAFilteredRecipient(_ stack: HeraldStack) async throws {
+            let deviceKey = P256.KeyAgreement.PrivateKey()
+            let auth = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+            try await stack.expectOK("PUT", "/devices/u1-phone", [
+                "platform": "fcm", "token": "u1-token", "os": "android", "userId": "u1", "locale": "en",
+                "key": ["keyId": "k-u1", "p256dh": Base64URL.encode(deviceKey.publicKey.x963Representation), "auth": Base64URL.encode(auth)],
+            ])
+            try await stack.expectOK("PUT", "/devices/u2-phone", ["platform": "fcm", "token": "u2-token", "os": "android", "userId": "u2"])
+            try await stack.expectOK("PUT", "/users/u2/channels/general/preferences", ["enabled": false])
+            let accepted = try await stack.expectOK("POST", "/upstra/events", [
+                "event": "message.created", "channel": ["id": "general", "displayName": "General"],
+                "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "Hello u1"], "recipients": ["u1", "u2"],
+            ])
+            let eventId = try #require(accepted["eventId"] as? String)
+            try await eventually(timeout: .seconds(30), "both deliveries settled") {
+                await Set(stack.deliveries(of: eventId).compactMap { $0["status"] as? String }) == ["delivered", "filtered"]
+            }
+            let data = try #require(stack.received("u1-token").first?["data"] as? [String: String])
+            #expect(data["enc"] == "aes128gcm" && data["kid"] == "k-u1")
+            let body = try #require(Base64URL.decode(data["payload"] ?? ""))
+            let plaintext = try WebPushEncryption.decrypt(body, privateKey: deviceKey, authSecret: auth)
+            let plain = try #require(try JSONSerialization.jsonObject(with: plaintext) as? [String: Any])
+            #expect(plain["kind"] as? String == "message.created" && plain["event"] as? String == eventId)
+            #expect(String(describing: plain).contains("Hello u1"), "the rendered alert travels inside: \(plain)")
+            #expect(stack.received("u2-token").isEmpty && stack.sandbox.state.sendAttempts(provider: "fcm", token: "u2-token") == 0)
+            let filtered = await stack.deliveries(of: eventId).first { $0["status"] as? String == "filtered" }
+            #expect(filtered?["reason"] as? String == "filtered by channel")
+        }
+
+        /// The address's RSA key encrypts the metadata (JWE) for its owner's device.
+        static func sudoEmailEncryptedForTheAddress(_ stack: HeraldStack) async throws {
+            let addressKey = try _RSA.Encryption.PrivateKey(keySize: .bits2048)
+            try await stack.expectOK("PUT", "/devices/owner-phone", ["platform": "fcm", "token": "owner-token", "os": "ios", "userId": "owner-1"])
+            try await stack.expectOK("PUT", "/email/addresses/addr-1/key", ["keyId": "rsa-1", "publicKey": addressKey.publicKey.pemRepresentation, "owner": "owner-1"])
+            try await stack.expectOK("POST", "/email/messages", [
+                "emailAddressId": "addr-1", "sudoId": "sudo-1", "owner": "owner-1", "messageId": "mail-1",
+                "from": "alice@example.com", "subject": "Lunch?", "receivedAt": "2026-11-21T10:00:00Z",
+            ])
+            try await eventually(timeout: .seconds(30), "the email push") { !stack.received("owner-token").isEmpty }
+            let message = stack.received("owner-token")[0]
+            let data = try #require(message["data"] as? [String: String])
+            #expect(data["enc"] == "jwe" && data["kid"] == "rsa-1" && data["from"] == nil, "nothing in clear: \(data.keys.sorted())")
+            let (_, plaintext) = try JWE.decrypt(data["payload"] ?? "", with: addressKey)
+            let plain = try #require(try JSONSerialization.jsonObject(with: plaintext) as? [String: Any])
+            #expect(plain["from"] as? String == "alice@example.com" && plain["subject"] as? String == "Lunch?")
+            let aps = ((message["apns"] as? [String: Any])?["payload"] as? [String: Any])?["aps"] as? [String: Any]
+            #expect(aps?["mutable-content"] as? Int == 1, "iOS gets mutable-content to decrypt in an extension: \(message)")
+        }
+
+        static func webcom(_ stack: HeraldStack) async throws {
+            try await stack.expectOK("PUT", "/devices/w-phone", ["platform": "fcm", "token": "webcom-token", "os": "android", "userId": "w1"])
+            try await stack.expectOK("POST", "/webcom/events", [
+                "path": "/boards/1", "event": "children.updated", "added": ["card-9": ["title": "New"]], "recipients": ["w1"],
+            ])
+            try await eventually(timeout: .seconds(30), "the datasync push") { !stack.received("webcom-token").isEmpty }
+            let data = stack.received("webcom-token")[0]["data"] as? [String: String]
+            #expect(data?["kind"] == "children.updated" && data?["path"] == "/boards/1" && data?["added"]?.contains("card-9") == true, "\(data ?? [:])")
+        }
+
+        /// FCM answers UNREGISTERED: the device is removed, and the next event for its user
+        /// does not try the token again.
+        static func anUnregisteredTokenIsRevokedAndNotUsedAgain(_ stack: HeraldStack) async throws {
+            let token = "unregistered-old-phone"
+            try await stack.expectOK("PUT", "/devices/old-phone", ["platform": "fcm", "token": token, "os": "android", "userId": "r1"])
+            try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "1", "recipients": ["r1"]])
+            try await eventually(timeout: .seconds(30), "the device removed") { await stack.call("GET", "/devices/old-phone").status == 404 }
+            #expect(stack.sandbox.state.sendAttempts(provider: "fcm", token: token) == 1)
+            let second = try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "2", "recipients": ["r1"]])
+            let eventId = try #require(second["eventId"] as? String)
+            try await eventually(timeout: .seconds(30), "the second event resolved to no audience") {
+                await stack.deliveries(of: eventId).first?["reason"] as? String == "no audience"
+            }
+            #expect(stack.sandbox.state.sendAttempts(provider: "fcm", token: token) == 1, "the dead token was not used again")
+        }
+
+        @Test func aKillMinus9OfADispatcherMidStreamLosesNoDelivery() async throws {
+            let stack = try await HeraldStack.start(dispatchers: 2)
+            do {
+                // Each send takes 300 ms at the sandbox, so both dispatchers hold sends in flight.
+                let count = 300
+                let tokens = (0..<count).map { "slow-300-kill-\($0)" }
+                let poster = Task {
+                    for (index, token) in tokens.enumerated() {
+                        try await stack.expectOK("POST", "/events", [
+                            "id": "kill-\(index)", "source": "api", "kind": "test", "audience": ["tokens": [["platform": "fcm", "token": token]]],
+                        ])
+                    }
+                }
+                try await eventually(timeout: .seconds(60), "a third of the deliveries") {
+                    stack.sandbox.state.messages(provider: "fcm", limit: 10_000).count >= count / 3
+                }
+                stack.dispatchers[0].killHard()
+                try await poster.value
+                try await eventually(timeout: .seconds(120), "every delivery") {
+                    Set(stack.sandbox.state.messages(provider: "fcm", limit: 10_000).map(\.token)).count == count
+                }
+                let received = stack.sandbox.state.messages(provider: "fcm", limit: 10_000).map(\.token)
+                print("end-to-end kill -9: \(count) events, \(received.count) sends, \(received.count - count) repeated")
+                #expect(Set(received) == Set(tokens))
+                #expect(Dictionary(grouping: received, by: { $0 }).values.allSatisfy { $0.count <= 2 }, "only a send in flight at the kill is repeated")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Crypto
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The whole pipeline as real processes on the test broker: herald-registration,
+/// herald-preferences, herald-encryption, one or more herald-fcm and herald-gateway, sending
+/// to a provider sandbox. Each stack has its own app and API key; it talks to it only
+/// through the gateway's HTTP API, as an upstream system and an app would.
+final class HeraldStack: Sendable {
+    let sandbox: TestSandbox
+    let app: String
+    let key: String
+    let services: [ServiceProcess]
+    let dispatchers: [ServiceProcess]
+    let gateway: ServiceProcess
+
+    /// Herald's queues this stack's services consume; emptied first, so no earlier test's
+    /// leftovers reach them.
+    static let queues = [
+        HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
+        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
+    ]
+
+    static func start(dispatchers count: Int = 1) async throws -> HeraldStack {
+        let sandbox = try await TestSandbox.start()
+        let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
+        let key = "key-\(UUID().uuidString)"
+        let config = sandbox.directory.appendingPathComponent("herald.yaml")
+        try Data("""
+            apps:
+              \(app):
+                apiKeys:
+                  - { id: e2e, sha256: \(sha256Hex(key)), scopes: [events, devices, admin] }
+                encryption: preferred
+                fcm:
+                  serviceAccountFile: \(sandbox.serviceAccountFile)
+                  endpoint: \(sandbox.endpoint)
+                  caFile: \(sandbox.caFile)
+            """.utf8).write(to: config)
+        // Declared before the purge: a fresh broker has none of Herald's queues yet.
+        try await TestBroker.admin.declare(HeraldTopology.all)
+        for queue in queues { try await TestBroker.admin.purge(queue.name) }
+        let environment = ["HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "info", "HERALD_SHUTDOWN_TIMEOUT": "10"]
+        var services: [ServiceProcess] = []
+        do {
+            for name in ["herald-registration", "herald-preferences", "herald-encryption"] {
+                services.append(try ServiceProcess(name, environment: environment))
+            }
+            let dispatchers = try (0..<count).map { _ in try ServiceProcess("herald-fcm", environment: environment) }
+            let gateway = try ServiceProcess("herald-gateway", environment: environment)
+            let stack = HeraldStack(sandbox: sandbox, app: app, key: key, services: services + dispatchers + [gateway], dispatchers: dispatchers, gateway: gateway)
+            for service in stack.services { try await service.waitUntilReady() }
+            return stack
+        } catch {
+            services.forEach { $0.discard() }
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    private init(sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess], gateway: ServiceProcess) {
+        self.sandbox = sandbox
+        self.app = app
+        self.key = key
+        self.services = services
+        self.dispatchers = dispatchers
+        self.gateway = gateway
+    }
+
+    /// Stops every service with SIGTERM (each must exit 0), then the sandbox.
+    func stop() async throws {
+        var failures: [String] = []
+        for service in services.reversed() where service.process.isRunning {
+            try await service.terminate()
+            if service.process.terminationStatus != 0 { failures.append("\(service.name) exited \(service.process.terminationStatus)") }
+        }
+        services.forEach { $0.discard() }
+        await sandbox.stop()
+        if !failures.isEmpty { throw TestFailure(failures.joined(separator: "; ")) }
+    }
+
+    /// Kills whatever still runs (after a failed test).
+    func discard() async {
+        services.forEach { $0.discard() }
+        await sandbox.stop()
+    }
+
+    /// One call to the gateway's API under this stack's app; status 0 when no answer came.
+    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil) async -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateway.port)/v1/apps/\(app)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        if let json {
+            request.httpBody = try? JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        guard let (data, response) = try? await URLSession.shared.data(for: request) else { return (0, [:]) }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    /// A call that must succeed (2xx).
+    @discardableResult
+    func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil) async throws -> [String: Any] {
+        let answer = await call(method, path, json)
+        guard (200..<300).contains(answer.status) else { throw TestFailure("\(method) \(path) answered \(answer.status): \(answer.json)") }
+        return answer.json
+    }
+
+    /// What the sandbox accepted for `token`, as FCM messages.
+    func received(_ token: String) -> [[String: Any]] {
+        sandbox.state.messages(provider: "fcm", token: token).map(\.message)
+    }
+
+    /// Each delivery's latest status for an event, from `GET /events/{eventId}`.
+    func deliveries(of eventId: String) async -> [[String: Any]] {
+        let answer = await call("GET", "/events/\(eventId)")
+        return (answer.json["event"] as? [String: Any])?["deliveries"] as? [[String: Any]] ?? []
+    }
+
+    static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
