@@ -25,7 +25,11 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       librabbitmq4 libcurl4 libsqlite3-0 libssl3 libstdc++6 ca-certificates curl tzdata \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --create-home --home-dir /var/lib/herald herald
+ && useradd --system --create-home --home-dir /var/lib/herald herald \
+ && mkdir -p /var/lib/herald/sandbox && chown -R herald /var/lib/herald
+# A named volume mounted on /var/lib/herald or its sandbox folder starts as a copy of these
+# folders, owned by herald, so the services can write their SQLite files and the sandbox
+# its CA.
 COPY --from=build /out/ /usr/local/bin/
 USER herald
 WORKDIR /var/lib/herald
