@@ -36,7 +36,7 @@ extension ServiceProcesses {
             let data = message["data"] as? [String: String]
             #expect(data?["messageId"] == "sid-1" && data?["requestor"] == "Bank" && data?["type"] == "SIGN" && data?["kind"] == "sign")
             let ttl = (message["android"] as? [String: Any])?["ttl"] as? String
-            #expect(ttl.flatMap { Int($0.dropLast()) }.map { (85...90).contains($0) } == true, "TTL from timeToLive: \(ttl ?? "none")")
+            #expect(ttl.flatMap { Int($0.dropLast()) }.map { (60...90).contains($0) } == true, "TTL from timeToLive: \(ttl ?? "none")")
         }
 
         static func evernym(_ stack: HeraldStack) async throws {
