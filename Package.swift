@@ -131,9 +131,14 @@ let package = Package(
             resources: [.copy("openapi.yaml")]
         ),
         .target(
+            name: "HeraldStorage",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Shared/HeraldStorage"
+        ),
+        .target(
             name: "Registry",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging",
+                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,7 +149,7 @@ let package = Package(
         .target(
             name: "PreferenceRules",
             dependencies: [
-                "HeraldModel", "ServiceKit", "Messaging",
+                "HeraldModel", "ServiceKit", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -249,7 +254,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldModelTests",
-            dependencies: ["HeraldModel"],
+            dependencies: ["HeraldModel", "HeraldTestSupport"],
             path: "Tests/HeraldModelTests",
             resources: [.copy("Fixtures")]
         ),

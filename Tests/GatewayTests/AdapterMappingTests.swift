@@ -27,8 +27,6 @@ struct AdapterMappingTests {
         Case(name: "canonical", path: "/events", body: #"{"id":"ev-1","source":"api","kind":"news","audience":{"users":["u-1"]},"data":{"a":"b"},"alert":{"title":"Hi","body":"There"},"options":{"ttlSeconds":60,"critical":true}}"#),
     ]
 
-    static let record = ProcessInfo.processInfo.environment["HERALD_RECORD_FIXTURES"] == "1"
-
     @Test(arguments: cases)
     func theRequestIsPublishedAsItsGoldenEvent(_ sample: Case) async throws {
         let gateway = try await GatewayFixture()
@@ -42,11 +40,8 @@ struct AdapterMappingTests {
         event.occurredAt = Date(timeIntervalSince1970: 1_800_000_000)
         let encoded = try HeraldJSON.encoder(pretty: true).encode(event) + Data("\n".utf8)
         let name = "\(sample.name).json"
-        if Self.record {
-            try encoded.write(to: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)"))
-        }
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"), "missing fixture \(name)")
-        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        let fixture = try #require(try GoldenFixture.expected(encoded, name: name, bundle: .module), "missing fixture \(name)")
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: fixture, as: UTF8.self))
         await gateway.stop()
     }
 

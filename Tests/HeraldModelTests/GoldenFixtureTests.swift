@@ -1,21 +1,15 @@
 import Foundation
 import HeraldModel
+import HeraldTestSupport
 import Testing
 
 /// Every contract's encoding is pinned by a fixture in `Fixtures/`, so a contract change
 /// shows in review. Regenerate deliberately with `HERALD_RECORD_FIXTURES=1 swift test --filter GoldenFixtureTests`.
 @Suite("Golden fixtures of the wire contracts")
 struct GoldenFixtureTests {
-    static let record = ProcessInfo.processInfo.environment["HERALD_RECORD_FIXTURES"] == "1"
-
     func check<T: Codable & Equatable>(_ value: T, fixture name: String) throws {
         let encoded = try HeraldJSON.encoder(pretty: true).encode(value) + Data("\n".utf8)
-        if Self.record {
-            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
-            try encoded.write(to: source)
-        }
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"), "missing fixture \(name)")
-        let fixture = try Data(contentsOf: url)
+        let fixture = try #require(try GoldenFixture.expected(encoded, name: name, bundle: .module), "missing fixture \(name)")
         #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: fixture, as: UTF8.self), "\(name) no longer matches its encoding")
         #expect(try HeraldJSON.decode(T.self, from: fixture) == value, "\(name) no longer decodes to the sample")
     }

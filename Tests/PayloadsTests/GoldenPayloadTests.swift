@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldTestSupport
 import Payloads
 import ProviderMessages
 import Testing
@@ -33,8 +34,6 @@ struct GoldenPayloadTests {
             Case(name: "webcom-value-hidden", fcm: S.webcomValue(S.device(.fcm, os: .android), hideData: true), hms: S.webcomValue(S.device(.hms, os: .android), hideData: true)),
         ]
     }()
-
-    static let record = ProcessInfo.processInfo.environment["HERALD_RECORD_FIXTURES"] == "1"
 
     @Test(arguments: cases)
     func theFinalPayloadMatchesItsFixture(_ sample: Case) throws {
@@ -71,11 +70,8 @@ struct GoldenPayloadTests {
         }
         let encoded = try JSONSerialization.data(withJSONObject: fixture, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
         let name = "\(sample.name).json"
-        if Self.record {
-            try encoded.write(to: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/payloads/\(name)"))
-        }
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures/payloads"), "missing fixture \(name)")
-        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: try Data(contentsOf: url), as: UTF8.self), "\(name) no longer matches")
+        let expected = try #require(try GoldenFixture.expected(encoded, name: name, subdirectory: "Fixtures/payloads", bundle: .module), "missing fixture \(name)")
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "\(name) no longer matches")
     }
 
     static func decrypt(_ payload: String, scheme: String) throws -> Data {

@@ -28,8 +28,8 @@ struct RegistrationSemanticsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", user: "u1"))
         try await store.register(app: "a", S.device("d1", user: "u2"))
-        #expect(try await store.devices(app: "a", users: ["u1"]).isEmpty)
-        #expect(try await store.devices(app: "a", users: ["u2"]).map(\.registration.deviceId) == ["d1"])
+        #expect(try await store.targets(app: "a", users: ["u1"]).isEmpty)
+        #expect(try await store.targets(app: "a", users: ["u2"]).map(\.id) == ["d1"])
     }
 
     @Test func aTokenRegisteredUnderANewDeviceIdMovesThere() async throws {
@@ -69,8 +69,9 @@ struct RegistrationSemanticsTests {
         let commands = RegistrationCommands(store: store)
         _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p1", "p2"]))
         _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p2", "p3"]))
-        #expect(try await store.devices(app: "sid", pushIds: ["p1"]).isEmpty)
-        #expect(try await store.devices(app: "sid", pushIds: ["p3"]).map(\.registration.pushIds) == [["p2", "p3"]])
+        #expect(try await store.targets(app: "sid", pushIds: ["p1"]).isEmpty)
+        #expect(try await store.targets(app: "sid", pushIds: ["p3"]).map(\.id) == ["fcm-token-1"])
+        #expect(try await store.device(app: "sid", deviceId: "fcm-token-1")?.registration.pushIds == ["p2", "p3"])
     }
 
     @Test func keysAreValidatedOnRegistrationWithTheFieldNamed() async throws {

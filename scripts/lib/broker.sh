@@ -8,6 +8,9 @@ as_root() {
         echo "need root (or sudo) to run: $*" >&2; exit 1; fi
 }
 
+# tcp_answers HOST PORT: whether something accepts TCP connections there.
+tcp_answers() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
 # install_packages pkg...: installs the Debian packages that are missing.
 install_packages() {
     local missing=() p
@@ -28,8 +31,7 @@ ensure_broker() {
     local url="$1" hostport host port
     hostport="${url#*@}"; hostport="${hostport%%/*}"
     host="${hostport%%:*}"; port="${hostport##*:}"; [ "$port" = "$host" ] && port=5672
-    answers() { (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; }
-    if answers; then
+    if tcp_answers "$host" "$port"; then
         log "using the RabbitMQ node at $host:$port"
         return
     fi
@@ -44,7 +46,7 @@ ensure_broker() {
         started_node=1
     fi
     local deadline=$((SECONDS + 120))
-    until answers && as_root rabbitmqctl -q await_startup --timeout 10 >/dev/null 2>&1; do
+    until tcp_answers "$host" "$port" && as_root rabbitmqctl -q await_startup --timeout 10 >/dev/null 2>&1; do
         if [ $SECONDS -gt $deadline ]; then echo "RabbitMQ did not start within 120 s" >&2; exit 1; fi
         printf '.'
         sleep 1

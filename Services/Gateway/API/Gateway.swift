@@ -105,17 +105,17 @@ public struct Gateway: Sendable {
             if body.has("profileIDs") { profiles = try body.strings("profileIDs") } else if body.object["profileID"] is [Any] { profiles = try body.strings("profileID") } else { profiles = [try body.string("profileID", maxLength: 256)] }
             let os = try body.oneOf("OS", ["iOS", "Android"])
             let token = try body.string("deviceID")
-            return try await register(.registerSmartIDDevice(app: app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
+            return try await registry(.registerSmartIDDevice(app: app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
         case .evernymSponsee:
             let body = try fields()
             let id = try body.string("id", maxLength: 256)
             guard id == (try parameter("id")) else { throw GatewayError.invalid("id", "must match the path's sponsee id") }
             let type = try body.int("type")
             guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
-            return try await register(.setSponsee(app: app, sponseeId: id, type: type, value: try body.string("value")), status: 200)
+            return try await registry(.setSponsee(app: app, sponseeId: id, type: type, value: try body.string("value")), status: 200)
         case .emailAddressKey:
             let body = try fields()
-            return try await register(.setAddressKey(
+            return try await registry(.setAddressKey(
                 app: app, emailAddressId: try parameter("id"), keyId: try body.string("keyId", maxLength: 256),
                 publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256)), status: 200)
         case .putDevice:
@@ -130,16 +130,16 @@ public struct Gateway: Sendable {
                 os: DeviceOS(rawValue: os)!, userId: try body.optionalString("userId", maxLength: 256),
                 pushIds: body.has("pushIds") ? try body.strings("pushIds", allowEmpty: true) : [],
                 locale: try body.optionalString("locale", maxLength: 35), key: key)
-            return try await register(.registerDevice(app: app, registration: registration), status: 200)
+            return try await registry(.registerDevice(app: app, registration: registration), status: 200)
         case .getDevice:
-            return try await register(.getDevice(app: app, deviceId: try parameter("deviceId")), status: 200)
+            return try await registry(.getDevice(app: app, deviceId: try parameter("deviceId")), status: 200)
         case .deleteDevice:
             let reply = try await call(RegistrationCommand.unregisterDevice(app: app, deviceId: try parameter("deviceId"), userId: request.query["userId"]), RegistrationCommand.contractName, HeraldModel.RegistrationReply.self)
             if reply.removed == false, reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
             return try Self.json(200, reply)
 
         case .getEvent:
-            return try await register(.eventStatus(app: app, eventId: try parameter("eventId")), status: 200)
+            return try await registry(.eventStatus(app: app, eventId: try parameter("eventId")), status: 200)
 
         case .getConfiguration:
             return try await preference(.getDeviceConfiguration(app: app, deviceId: try parameter("deviceId")))
@@ -191,7 +191,7 @@ public struct Gateway: Sendable {
         return accepted
     }
 
-    private func register(_ command: RegistrationCommand, status: Int) async throws -> Reply {
+    private func registry(_ command: RegistrationCommand, status: Int) async throws -> Reply {
         try Self.json(status, try await call(command, RegistrationCommand.contractName, RegistrationReply.self))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldModel
+import HeraldStorage
 import Synchronization
 
 /// The preferences of every app, user, channel and device: SQLite through GRDB (WAL,
@@ -17,11 +18,7 @@ public final class PreferenceStore: Sendable {
 
     /// Opens (creating if needed) `preferences.sqlite` in `directory` and loads the view.
     public init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        database = try DatabasePool(path: directory.appendingPathComponent(Self.fileName).path, configuration: configuration)
-        try Self.migrator.migrate(database)
+        database = try SQLiteDatabase.open(Self.fileName, in: directory, migrator: Self.migrator)
         view = Mutex(try database.read(Self.load))
     }
 

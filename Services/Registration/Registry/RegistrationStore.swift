@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldCrypto
 import HeraldModel
+import HeraldStorage
 
 /// Devices, email-address keys, sponsees, processed event ids and revoked tokens: SQLite
 /// through GRDB (WAL, migrations) in `registration.sqlite` under the data directory. One
@@ -13,12 +14,9 @@ public final class RegistrationStore: Sendable {
     /// SQLite's limit on bound parameters is far above this; chunks keep statements small.
     static let chunk = 500
 
+    /// Opens (creating if needed) `registration.sqlite` in `directory`.
     public init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        database = try DatabasePool(path: directory.appendingPathComponent(Self.fileName).path, configuration: configuration)
-        try Self.migrator.migrate(database)
+        database = try SQLiteDatabase.open(Self.fileName, in: directory, migrator: Self.migrator)
     }
 
     // MARK: Devices
@@ -80,20 +78,6 @@ public final class RegistrationStore: Sendable {
     }
 
     // MARK: Resolution queries (batched)
-
-    public func devices(app: String, users: [String]) async throws -> [DeviceRecord] {
-        try await database.read { db in try Self.devices(db, app: app, where: "userId IN", users) }
-    }
-
-    public func devices(app: String, ids: [String]) async throws -> [DeviceRecord] {
-        try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", ids) }
-    }
-
-    public func devices(app: String, pushIds: [String]) async throws -> [DeviceRecord] {
-        try await database.read { db in
-            try Self.devices(db, app: app, where: "deviceId IN", try Self.deviceIds(db, app: app, listening: pushIds))
-        }
-    }
 
     /// The ids of the devices listening to any of `pushIds`, sorted.
     private static func deviceIds(_ db: Database, app: String, listening pushIds: [String]) throws -> [String] {
