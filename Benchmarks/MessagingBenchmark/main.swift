@@ -5,7 +5,6 @@
 //
 //   herald-messaging-bench [messages] [queue] [amqp-url]
 import Foundation
-import HeraldModel
 import Messaging
 
 /// The benchmark runs off the main actor, as services do.

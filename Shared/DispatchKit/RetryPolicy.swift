@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import ServiceKit
 
 /// When to try a failed send again: exponential backoff from `initialDelay` (doubling) with
 /// up to `jitter` of it added at random, never sooner than the provider's `Retry-After`,

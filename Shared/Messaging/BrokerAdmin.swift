@@ -1,5 +1,5 @@
 import Foundation
-import HeraldModel
+
 
 /// One-shot administrative operations (declare, count, purge, delete), each on a short-lived
 /// connection on its own thread so no blocking C call runs on the async executor. For tools

@@ -1,7 +1,7 @@
 import CRabbitMQ
 import DequeModule
 import Foundation
-import HeraldModel
+
 import Logging
 import Metrics
 import Synchronization
@@ -261,7 +261,13 @@ final class ChannelWorker: Sendable {
         let worker: ChannelWorker
         let connection: RabbitConnection
         let generation: UInt64
+        /// Taken from the mailbox and not yet written to the socket. A failure while writing
+        /// leaves the rest here, and they go out again on the next connection.
+        var toSend = Deque<PendingPublish>()
         var unconfirmed = Deque<(seq: UInt64, publish: PendingPublish)>()
+        /// Returns (`basic.return`) not yet matched to their publish: the broker confirms a
+        /// returned message right after returning it, so the next confirm settles each.
+        var returns = Deque<ReturnedMessage>()
         var nextSeq: UInt64 = 1
         var ledger = AckLedger()
         var unsettled: Int { ledger.outstanding }
@@ -276,14 +282,19 @@ final class ChannelWorker: Sendable {
             self.generation = generation
         }
 
+        /// Every publish this connection took and did not complete, in order: those awaiting
+        /// their confirm (published again on the next connection), then those never written.
         func takeUnconfirmed() -> [PendingPublish] {
-            let publishes = unconfirmed.map { entry -> PendingPublish in
+            var publishes = unconfirmed.map { entry -> PendingPublish in
                 var publish = entry.publish
                 publish.republished = true
                 publish.returned = nil
                 return publish
             }
+            publishes.append(contentsOf: toSend)
             unconfirmed.removeAll()
+            toSend.removeAll()
+            returns.removeAll()
             return publishes
         }
 
@@ -303,17 +314,13 @@ final class ChannelWorker: Sendable {
             let tickMs: Int32 = heartbeat > 0 ? Int32(min(250, heartbeat * 250)) : 250
             while true {
                 // 1. Take work from the mailbox.
-                let room = worker.confirms ? max(0, worker.window - unconfirmed.count) : Int.max
-                let (publishes, settlements, stopRequested, stopConsuming, deadline) = worker.mailbox.withLock { box in
-                    var taken: [PendingPublish] = []
+                let room = worker.confirms ? max(0, worker.window - unconfirmed.count - toSend.count) : Int.max
+                let (settlements, stopRequested, stopConsuming, deadline) = worker.mailbox.withLock { box in
                     let count = min(room, box.outbox.count)
-                    if count > 0 {
-                        taken.reserveCapacity(count)
-                        for _ in 0..<count { taken.append(box.outbox.removeFirst()) }
-                    }
+                    for _ in 0..<count { toSend.append(box.outbox.removeFirst()) }
                     let settlements = box.settlements
                     box.settlements.removeAll(keepingCapacity: true)
-                    return (taken, settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline)
+                    return (settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline)
                 }
 
                 let current = settlements.filter { $0.generation == generation }.map { (tag: $0.tag, kind: $0.kind) }
@@ -325,14 +332,18 @@ final class ChannelWorker: Sendable {
                         }
                     }
                 }
+                // A publish leaves `toSend` only once it is written (or, with confirms, once it
+                // awaits its confirm), so a write that throws loses none of the batch.
                 func send() throws {
-                    for publish in publishes {
+                    while let publish = toSend.first {
                         if worker.confirms {
                             unconfirmed.append((nextSeq, publish))
                             nextSeq += 1
+                            toSend.removeFirst()
                             try connection.publish(publish.message)
                         } else {
                             try connection.publish(publish.message)
+                            toSend.removeFirst()
                             publish.completion(.success(()))
                         }
                         worker.metrics.published.increment()
@@ -345,7 +356,7 @@ final class ChannelWorker: Sendable {
                         }
                     }
                 }
-                if publishes.count > 1 { try connection.corked(send) } else { try send() }
+                if toSend.count > 1 { try connection.corked(send) } else if !toSend.isEmpty { try send() }
 
                 // 2. Stop consuming when asked; end the stream when the broker confirmed it.
                 if stopConsuming, !cancelSent {
@@ -360,7 +371,7 @@ final class ChannelWorker: Sendable {
 
                 // 3. Finished draining?
                 if stopRequested {
-                    let drained = unconfirmed.isEmpty && unsettled == 0 && (consumerTag == nil || consumeEnded)
+                    let drained = unconfirmed.isEmpty && toSend.isEmpty && unsettled == 0 && (consumerTag == nil || consumeEnded)
                         && worker.mailbox.withLock { $0.outbox.isEmpty && $0.settlements.isEmpty }
                     if drained { return }
                     if let deadline, ContinuousClock.now >= deadline {
@@ -368,10 +379,11 @@ final class ChannelWorker: Sendable {
                             "connection": "\(worker.configuration.name)",
                             "unconfirmed": "\(unconfirmed.count)", "unsettled": "\(unsettled)",
                         ])
-                        for entry in unconfirmed {
-                            entry.publish.completion(.failure(MessagingError(.shutdown, "stopped before the broker confirmed this message")))
+                        for publish in unconfirmed.map(\.publish) + toSend {
+                            publish.completion(.failure(MessagingError(.shutdown, "stopped before the broker confirmed this message")))
                         }
                         unconfirmed.removeAll()
+                        toSend.removeAll()
                         return
                     }
                 }
@@ -379,7 +391,7 @@ final class ChannelWorker: Sendable {
                 // 4. Wait for input, unless some is already buffered or more work is queued.
                 if !connection.hasBufferedInput {
                     let moreWork = worker.mailbox.withLock { box -> Bool in
-                        let pending = (!box.outbox.isEmpty && (!worker.confirms || unconfirmed.count < worker.window))
+                        let pending = (!box.outbox.isEmpty && (!worker.confirms || unconfirmed.count + toSend.count < worker.window))
                             || !box.settlements.isEmpty
                             || (box.stopConsumingRequested && !cancelSent)
                         if !pending { box.sleeping = true }
@@ -460,9 +472,10 @@ final class ChannelWorker: Sendable {
                 let returned = method.decoded!.assumingMemoryBound(to: amqp_basic_return_t.self).pointee
                 let why = "\(returned.reply_code) \(AMQPDecode.string(returned.reply_text)): exchange \"\(AMQPDecode.string(returned.exchange))\", routing key \"\(AMQPDecode.string(returned.routing_key))\""
                 let content = try connection.readContent()
-                if let id = content.properties.messageId,
-                   let index = unconfirmed.firstIndex(where: { $0.publish.returned == nil && $0.publish.message.properties.messageId == id }) {
-                    unconfirmed[index].publish.returned = why
+                if worker.confirms {
+                    returns.append(ReturnedMessage(
+                        exchange: AMQPDecode.string(returned.exchange), routingKey: AMQPDecode.string(returned.routing_key),
+                        messageId: content.properties.messageId, body: content.body, reason: why))
                 } else {
                     worker.logger.warning("message returned by the broker", metadata: ["reason": "\(why)"])
                 }
@@ -497,7 +510,28 @@ final class ChannelWorker: Sendable {
             }
         }
 
+        /// Marks, for each pending return, the publish it belongs to: the first mandatory one
+        /// with its exchange, routing key, message id and body among those this confirm covers.
+        /// The broker confirms a returned message right after returning it, so it is there.
+        private func matchReturns(upTo tag: UInt64, multiple: Bool) {
+            var unmatched = Deque<ReturnedMessage>()
+            while let returned = returns.popFirst() {
+                let index = unconfirmed.firstIndex { entry in
+                    (multiple ? entry.seq <= tag : entry.seq == tag) && entry.publish.returned == nil && returned.matches(entry.publish.message)
+                }
+                if let index { unconfirmed[index].publish.returned = returned.reason } else { unmatched.append(returned) }
+            }
+            if !unmatched.isEmpty, unconfirmed.allSatisfy({ $0.seq <= tag }) {
+                // Nothing left that a later confirm could cover: the broker returned a message
+                // this connection did not publish as mandatory.
+                worker.logger.warning("message returned by the broker", metadata: ["reason": "\(unmatched.map(\.reason))"])
+                unmatched.removeAll()
+            }
+            returns = unmatched
+        }
+
         private func confirm(upTo tag: UInt64, multiple: Bool, ok: Bool) {
+            if !returns.isEmpty { matchReturns(upTo: tag, multiple: multiple) }
             var done: [PendingPublish] = []
             if multiple {
                 while let first = unconfirmed.first, first.seq <= tag {
@@ -517,6 +551,21 @@ final class ChannelWorker: Sendable {
                 }
             }
         }
+    }
+}
+
+/// A message the broker returned (`basic.return`) as unroutable, until it is matched to
+/// its publish.
+struct ReturnedMessage {
+    var exchange: String
+    var routingKey: String
+    var messageId: String?
+    var body: Data
+    var reason: String
+
+    func matches(_ message: OutgoingMessage) -> Bool {
+        message.mandatory && message.exchange == exchange && message.routingKey == routingKey
+            && message.properties.messageId == messageId && message.body == body
     }
 }
 

@@ -1,4 +1,4 @@
-import HeraldModel
+
 import Logging
 
 /// How to reach the broker and what to declare there. Every publisher, consumer and RPC

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldModel
+
 import Logging
 
 /// A reply to a command: its contract type and JSON body.
@@ -11,36 +11,29 @@ public struct RPCReply: Sendable {
         self.type = type
         self.body = body
     }
-
-    /// A typed reply encoded with the contract conventions.
-    public static func encoding<T: Encodable>(_ value: T, type: String) throws -> RPCReply {
-        RPCReply(type: type, body: try HeraldJSON.encode(value))
-    }
-
-    /// The typed error reply.
-    public static func error(_ error: CommandError) -> RPCReply {
-        RPCReply(type: CommandError.contractName, body: (try? HeraldJSON.encode(error)) ?? Data())
-    }
 }
 
 /// Serves commands from a queue: each request is handled concurrently (up to `prefetch`),
 /// answered on its `reply_to` with its `correlation_id`, and acknowledged after the reply
-/// was published. A handler that throws `CommandError` answers with it; any other error
-/// answers `internal` (500) and is logged.
+/// was published. A handler that throws is answered with `errorReply(error)`; errors are
+/// logged.
 public final class RPCServer: Sendable {
     public typealias Handler = @Sendable (ReceivedMessage) async throws -> RPCReply
+    public typealias ErrorReply = @Sendable (any Error) -> RPCReply
 
     private let consumer: Consumer
     private let publisher: Publisher
     private let handler: Handler
+    private let errorReply: ErrorReply
     private let logger: Logger
 
     public init(
         configuration: ConnectionConfiguration, queue: String, prefetch: UInt16 = 32,
-        publisher: Publisher, handler: @escaping Handler
+        publisher: Publisher, errorReply: @escaping ErrorReply, handler: @escaping Handler
     ) {
         consumer = Consumer(configuration: configuration, queue: queue, prefetch: prefetch)
         self.publisher = publisher
+        self.errorReply = errorReply
         self.handler = handler
         logger = configuration.logger
     }
@@ -70,11 +63,9 @@ public final class RPCServer: Sendable {
         let reply: RPCReply
         do {
             reply = try await handler(request)
-        } catch let error as CommandError {
-            reply = .error(error)
         } catch {
-            logger.error("command failed", metadata: ["type": "\(request.properties.type ?? "?")", "error": "\(error)"])
-            reply = .error(CommandError(code: "internal", detail: "the command failed inside the service", status: 500))
+            logger.debug("command failed", metadata: ["type": "\(request.properties.type ?? "?")", "error": "\(error)"])
+            reply = errorReply(error)
         }
         guard let replyTo = request.properties.replyTo else {
             logger.warning("command without reply_to dropped", metadata: ["type": "\(request.properties.type ?? "?")"])

@@ -1,6 +1,6 @@
 import CRabbitMQ
 import Foundation
-import HeraldModel
+
 
 #if canImport(Glibc)
 import Glibc

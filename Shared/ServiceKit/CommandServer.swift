@@ -16,7 +16,12 @@ public struct CommandServer: Service {
         self.runtime = runtime
         server = RPCServer(
             configuration: runtime.connection("commands:\(queue.name)"), queue: queue.name,
-            prefetch: prefetch, publisher: runtime.requirePublisher, handler: handler)
+            prefetch: prefetch, publisher: runtime.requirePublisher, errorReply: { error in
+                if !(error is CommandError) {
+                    runtime.logger.error("command failed", metadata: ["queue": "\(queue.name)", "error": "\(error)"])
+                }
+                return RPCReply.commandError(error)
+            }, handler: handler)
         runtime.readiness.register("commands:\(queue.name)") { [server] in server.isConnected }
     }
 

@@ -33,6 +33,19 @@ public enum TestBroker {
 
     public static let admin = BrokerAdmin(url: url)
 
+    /// How long a test waits for an RPC reply: generous, because the whole suite runs in
+    /// parallel on two cores and a reply can be late without being lost. A test that means
+    /// to see a timeout names its own.
+    public static let rpcTimeout: Duration = .seconds(30)
+
+    /// An RPC client that is connected (its reply consumer in place) before the test calls it,
+    /// so that no call's time goes to the connection's set-up.
+    public static func connectedRPCClient(_ name: String) async throws -> RPCClient {
+        let client = RPCClient(configuration: configuration(name))
+        guard await client.waitUntilConnected(timeout: .seconds(60)) else { throw TestFailure("the RPC client \(name) did not connect") }
+        return client
+    }
+
     public static var logger: Logger {
         var logger = Logger(label: "herald.tests")
         logger.logLevel = ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
@@ -149,5 +162,27 @@ public func eventually(timeout: Duration = .seconds(20), _ what: String, _ condi
     while try await !condition() {
         if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }
         try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// A value that arrives later, from a task the test does not await directly: the test waits
+/// for it with a deadline, so an operation that never ends fails the test instead of hanging it.
+public actor Completion<Value: Sendable> {
+    private var value: Value?
+
+    public init() {}
+
+    public func set(_ value: Value) { self.value = value }
+
+    public var isSet: Bool { value != nil }
+
+    /// The value, once set; fails after `timeout` saying what did not happen.
+    public func value(within timeout: Duration, _ what: String) async throws -> Value {
+        let deadline = ContinuousClock.now + timeout
+        while value == nil {
+            if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return value!
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldModel
 import Messaging
 import HeraldTestSupport
 import Testing

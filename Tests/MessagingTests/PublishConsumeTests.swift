@@ -1,5 +1,4 @@
 import Foundation
-import HeraldModel
 @testable import Messaging
 import HeraldTestSupport
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldModel
 import Messaging
 import HeraldTestSupport
 import Testing
@@ -13,30 +12,39 @@ struct RPCTests {
         QueueSpec("test.rpc.\(UUID().uuidString.prefix(8))", kind: .classic, durable: false, autoDelete: true)
     }
 
-    @Test("a call is answered with the reply of its own correlation id")
+    struct BadPing: Error {}
+
+    @Test("a call is answered with the reply of its own correlation id; a failing handler with its error reply")
     func roundTrip() async throws {
         let queue = Self.commandQueue()
         let topology = AMQPTopology(queues: [queue])
         let publisher = Publisher(configuration: TestBroker.configuration("rpc-replies", topology: topology))
-        let server = RPCServer(configuration: TestBroker.configuration("rpc-server", topology: topology), queue: queue.name, publisher: publisher) { request in
-            let ping = try HeraldJSON.decode(Ping.self, from: request.body)
-            if ping.text == "fail" { throw CommandError(code: "bad-ping", detail: "fail is not a ping", status: 422) }
-            return try .encoding(Pong(echo: ping.text, length: ping.text.count), type: "test.pong.v1")
+        let server = RPCServer(
+            configuration: TestBroker.configuration("rpc-server", topology: topology), queue: queue.name, publisher: publisher,
+            errorReply: { _ in RPCReply(type: "test.error.v1", body: Data("{}".utf8)) }
+        ) { request in
+            let ping = try JSONDecoder().decode(Ping.self, from: request.body)
+            if ping.text == "fail" { throw BadPing() }
+            return RPCReply(type: "test.pong.v1", body: try JSONEncoder().encode(Pong(echo: ping.text, length: ping.text.count)))
         }
         let serving = Task { await server.run() }
-        #expect(await server.waitUntilConnected(timeout: .seconds(10)))
+        #expect(await server.waitUntilConnected(timeout: .seconds(20)))
         let client = RPCClient(configuration: TestBroker.configuration("rpc-client"))
 
-        async let a = client.call(Ping(text: "hello"), type: "test.ping.v1", queue: queue.name, expecting: Pong.self)
-        async let b = client.call(Ping(text: "herald!"), type: "test.ping.v1", queue: queue.name, expecting: Pong.self)
-        let (pongA, pongB) = try await (a, b)
+        func ping(_ text: String) async throws -> ReceivedMessage {
+            try await client.call(queue: queue.name, type: "test.ping.v1", body: JSONEncoder().encode(Ping(text: text)), timeout: .seconds(30))
+        }
+        async let a = ping("hello")
+        async let b = ping("herald!")
+        let (replyA, replyB) = try await (a, b)
+        let pongA = try JSONDecoder().decode(Pong.self, from: replyA.body)
+        let pongB = try JSONDecoder().decode(Pong.self, from: replyB.body)
+        #expect(replyA.properties.type == "test.pong.v1")
         #expect(pongA.echo == "hello" && pongA.length == 5)
         #expect(pongB.echo == "herald!" && pongB.length == 7)
 
-        let error = await #expect(throws: CommandError.self) {
-            _ = try await client.call(Ping(text: "fail"), type: "test.ping.v1", queue: queue.name, expecting: Pong.self)
-        }
-        #expect(error == CommandError(code: "bad-ping", detail: "fail is not a ping", status: 422))
+        let failed = try await ping("fail")
+        #expect(failed.properties.type == "test.error.v1")
 
         server.stop()
         await serving.value
@@ -69,4 +77,48 @@ struct RPCTests {
         #expect(error?.reason == .unroutable)
         await client.close()
     }
+}
+
+@Suite("Request/reply lifetimes", .enabled(if: TestBroker.shouldRun))
+struct RPCLifetimeTests {
+    @Test("a cancelled call ends at once instead of waiting for a reply that will not come")
+    func cancelledCallEnds() async throws {
+        let queue = RPCTests.commandQueue()
+        let admin = Publisher(configuration: TestBroker.configuration("rpc-declare", topology: AMQPTopology(queues: [queue])))
+        #expect(await admin.waitUntilConnected(timeout: .seconds(20)))
+        let client = RPCClient(configuration: TestBroker.configuration("rpc-client"))
+        #expect(await client.waitUntilConnected(timeout: .seconds(20)))
+        let ended = Completion<String>()
+        let call = Task {
+            do {
+                _ = try await client.call(queue: queue.name, type: "test.ping.v1", body: Data("{}".utf8), timeout: .seconds(600))
+                await ended.set("answered")
+            } catch {
+                await ended.set("\(type(of: error))")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        call.cancel()
+        let how = try await ended.value(within: .seconds(20), "the cancelled call to end")
+        #expect(how == "CancellationError")
+        await client.close()
+        await admin.close()
+    }
+
+    @Test("a closed client is released: the client and its connection do not hold each other")
+    func closedClientIsReleased() async throws {
+        let released = WeakReference()
+        do {
+            let client = RPCClient(configuration: TestBroker.configuration("rpc-release"))
+            #expect(await client.waitUntilConnected(timeout: .seconds(20)))
+            released.object = client
+            await client.close()
+        }
+        try await eventually(timeout: .seconds(20), "the closed RPC client to be released") { released.object == nil }
+    }
+}
+
+/// Sees whether an object was released, without keeping it.
+final class WeakReference: @unchecked Sendable {
+    weak var object: AnyObject?
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import Messaging
 
 extension OutgoingMessage {
     /// A persistent JSON message carrying `contract`, with the AMQP properties of the wire
@@ -57,4 +58,41 @@ public struct ContractError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String { message }
+}
+
+extension RPCClient {
+    /// Sends a typed command and decodes the typed reply; a `herald.error.v1` reply is
+    /// thrown as `CommandError`, a reply that does not decode as `ContractError`.
+    public func call<Request: Encodable & Sendable, Reply: Decodable>(
+        _ request: Request, type: String, queue: String, expecting: Reply.Type,
+        timeout: Duration = .seconds(5)
+    ) async throws -> Reply {
+        let reply = try await call(queue: queue, type: type, body: HeraldJSON.encode(request), timeout: timeout)
+        if reply.properties.type == CommandError.contractName {
+            throw try HeraldJSON.decode(CommandError.self, from: reply.body)
+        }
+        do {
+            return try HeraldJSON.decode(Reply.self, from: reply.body)
+        } catch {
+            throw ContractError(.malformed, "reply to \(type): \(HeraldJSON.describe(error))")
+        }
+    }
+}
+
+extension RPCReply {
+    /// A typed reply encoded with the contract conventions.
+    public static func encoding<T: Encodable>(_ value: T, type: String) throws -> RPCReply {
+        RPCReply(type: type, body: try HeraldJSON.encode(value))
+    }
+
+    /// The typed error reply.
+    public static func error(_ error: CommandError) -> RPCReply {
+        RPCReply(type: CommandError.contractName, body: (try? HeraldJSON.encode(error)) ?? Data())
+    }
+
+    /// The reply to a handler's error: a `CommandError` as itself, anything else as
+    /// `internal` (500), so a caller never learns more than that the command failed inside.
+    @Sendable public static func commandError(_ error: any Error) -> RPCReply {
+        .error(error as? CommandError ?? CommandError(code: "internal", detail: "the command failed inside the service", status: 500))
+    }
 }

@@ -1,3 +1,6 @@
+import HeraldModel
+import Messaging
+
 /// Herald's AMQP topology: every exchange, queue, binding and retry tier, in one place.
 /// Every service declares `HeraldTopology.all` at start; declaring is idempotent.
 public enum HeraldTopology {

@@ -1,4 +1,6 @@
 import HeraldModel
+import Messaging
+import ServiceKit
 import Testing
 
 @Suite("Herald's AMQP topology")
