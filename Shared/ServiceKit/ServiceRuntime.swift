@@ -58,8 +58,12 @@ public final class ServiceRuntime: Sendable {
     }
 
     /// Runs the HTTP server (health, readiness, metrics and `routes`) and `services` until
-    /// SIGTERM or SIGINT, then shuts them down in reverse order and returns.
+    /// SIGTERM or SIGINT, then shuts them down in reverse order and returns. `clients` are
+    /// what the routes and services use (an RPC client, an HTTP transport, a timer): they
+    /// start before the HTTP server and stop after it and after every service, just before
+    /// the publisher.
     public func run(
+        clients: [any Service] = [],
         services: [any Service] = [],
         routes: (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws {
@@ -80,6 +84,7 @@ public final class ServiceRuntime: Sendable {
         if let publisher {
             all.append(.init(service: PublisherService(publisher: publisher, timeout: environment.shutdownTimeout), serviceName: "publisher"))
         }
+        all.append(contentsOf: clients.map { .init(service: $0) })
         all.append(.init(service: http, serviceName: "http"))
         all.append(contentsOf: services.map { .init(service: $0) })
         var configuration = ServiceGroupConfiguration(
@@ -98,12 +103,12 @@ public final class ServiceRuntime: Sendable {
     /// shutdown, 2 for a configuration error, 1 for any other failure.
     public static func main(
         name: String, defaultPort: Int, usesBroker: Bool = true,
-        setUp: (ServiceRuntime) throws -> (services: [any Service], routes: (Router<BasicRequestContext>) -> Void) = { _ in ([], { _ in }) }
+        setUp: (ServiceRuntime) throws -> ServiceParts = { _ in ServiceParts() }
     ) async -> Never {
         do {
             let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, usesBroker: usesBroker)
-            let (services, routes) = try setUp(runtime)
-            try await runtime.run(services: services, routes: routes)
+            let parts = try setUp(runtime)
+            try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
             exit(0)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
@@ -112,6 +117,20 @@ public final class ServiceRuntime: Sendable {
             FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
             exit(1)
         }
+    }
+}
+
+/// What an executable adds to its runtime: the clients its parts share, its services (stages,
+/// command servers) and its HTTP routes. See `ServiceRuntime.run`.
+public struct ServiceParts {
+    public var clients: [any Service]
+    public var services: [any Service]
+    public var routes: (Router<BasicRequestContext>) -> Void
+
+    public init(clients: [any Service] = [], services: [any Service] = [], routes: @escaping (Router<BasicRequestContext>) -> Void = { _ in }) {
+        self.clients = clients
+        self.services = services
+        self.routes = routes
     }
 }
 

@@ -1,5 +1,8 @@
 import Foundation
+import GatewayAPI
 import HeraldModel
+import Messaging
+import ServiceKit
 import HeraldTestSupport
 import Testing
 
@@ -82,5 +85,55 @@ struct ErrorTests {
         expectProblem(answer, 503)
         #expect(answer.headers["retry-after"] == "5")
         await gateway.stop()
+    }
+}
+
+@Suite("Gateway internals", .enabled(if: TestBroker.shouldRun))
+struct GatewayInternalsTests {
+    @Test("an unexpected error is answered 500 with the request id its log line carries")
+    func unexpectedErrorCarriesARequestId() async throws {
+        let gateway = try await GatewayFixture(commandServers: false)
+        // A registration service that answers with a reply that does not decode.
+        let server = RPCServer(
+            configuration: gateway.runtime.connection("broken-registration"), queue: gateway.commandQueues[0].name,
+            publisher: gateway.runtime.requirePublisher, errorReply: RPCReply.commandError
+        ) { _ in RPCReply(type: RegistrationReply.contractName, body: Data("not json".utf8)) }
+        let serving = Task { await server.run() }
+        #expect(await server.waitUntilConnected(timeout: .seconds(20)))
+        let answer = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
+        #expect(answer.status == 500)
+        #expect(answer.headers["content-type"]?.hasPrefix("application/problem+json") == true)
+        let requestId = try #require(answer.json["requestId"] as? String)
+        #expect(requestId.count == 36)
+        #expect((answer.json["detail"] as? String)?.contains(requestId) == true)
+        server.stop()
+        await serving.value
+        await gateway.stop()
+    }
+
+    @Test("the gateway's RPC client and its deadline timer stop with the service group")
+    func clientsStopWithTheGroup() async throws {
+        let gateway = try await GatewayFixture()
+        #expect(await gateway.send("GET", "/v1/apps/{app}/devices/none").status == 404)
+        await gateway.stop()
+        // The group returned, so every service's run() returned; the client is closed.
+        #expect(!gateway.rpc.isConnected)
+        let error = await #expect(throws: MessagingError.self) {
+            _ = try await gateway.rpc.call(queue: gateway.commandQueues[0].name, type: "x", body: Data(), timeout: .seconds(30))
+        }
+        #expect(error?.reason == .shutdown)
+    }
+
+    @Test("every endpoint states its method, path and scope; only the events endpoints take an events key, only settings an admin one")
+    func everyEndpointStatesItsScope() {
+        for endpoint in Endpoint.allCases {
+            let route = endpoint.route
+            #expect(!route.path.isEmpty)
+            switch route.scope {
+            case .events: #expect(endpoint.publishes || endpoint == .getEvent, "\(endpoint)")
+            case .admin: #expect([.getSettings, .putSettings].contains(endpoint), "\(endpoint)")
+            case .devices: #expect(!endpoint.publishes, "\(endpoint)")
+            }
+        }
     }
 }

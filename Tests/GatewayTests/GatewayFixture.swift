@@ -35,10 +35,12 @@ final class GatewayFixture: Sendable {
     let directory: URL
     let eventQueue: QueueSpec
     let commandQueues: [QueueSpec]
+    let rpc: RPCClient
+    let gateway: Gateway
 
     static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
 
-    init(amqpURL: String = TestBroker.urlString, commandTimeout: Duration = .seconds(5), commandServers: Bool = true) async throws {
+    init(amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true) async throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         app = "gw-\(id)"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gateway-\(id)")
@@ -74,9 +76,11 @@ final class GatewayFixture: Sendable {
         configuration.registrationQueue = commandQueues[0].name
         configuration.preferencesQueue = commandQueues[1].name
         configuration.commandTimeout = commandTimeout
+        rpc = RPCClient(configuration: runtime.connection("rpc"))
         let gateway = Gateway(
             apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
-            rpc: RPCClient(configuration: runtime.connection("rpc")), configuration: configuration)
+            rpc: rpc, configuration: configuration)
+        self.gateway = gateway
         let registration = RegistrationCommands(store: try RegistrationStore(directory: directory))
         let preferences = PreferenceCommands(store: try PreferenceStore(directory: directory))
         let services: [any Service] = amqpURL == TestBroker.urlString && commandServers ? [
@@ -92,14 +96,17 @@ final class GatewayFixture: Sendable {
         let application = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in await bound.set(channel.localAddress?.port ?? 0) }, logger: Logger(label: "test"))
-        group = ServiceGroup(services: services + [application], logger: Logger(label: "test"))
+        // As the executable runs them: the clients first, so they stop after the server.
+        group = ServiceGroup(services: [rpc, gateway.deadlines] + services + [application], logger: Logger(label: "test"))
         let group = group
         task = Task { try await group.run() }
         _ = runtime
         try await eventually(timeout: .seconds(60), "the gateway to listen") { await bound.port != nil }
         port = await bound.port!
         if amqpURL == TestBroker.urlString {
-            try await eventually("the broker and command servers") { runtime.readiness.isReady && runtime.requirePublisher.isConnected }
+            try await eventually(timeout: .seconds(60), "the broker, the command servers and the RPC client") { [rpc] in
+                runtime.readiness.isReady && runtime.requirePublisher.isConnected && rpc.isConnected
+            }
         }
     }
 

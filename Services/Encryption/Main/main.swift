@@ -4,5 +4,5 @@ import Payloads
 import ServiceKit
 
 await ServiceRuntime.main(name: "herald-encryption", defaultPort: 8083) { runtime in
-    ([EncryptionStage.make(runtime: runtime)], { _ in })
+    ServiceParts(services: [EncryptionStage.make(runtime: runtime)])
 }

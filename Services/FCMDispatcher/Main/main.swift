@@ -2,10 +2,11 @@
 // the app's service-account OAuth; outcomes, revocations and broker-scheduled retries follow.
 import DispatchKit
 import FCMSender
-import HeraldModel
 import ServiceKit
 
 await ServiceRuntime.main(name: "herald-fcm", defaultPort: 8084) { runtime in
-    let dispatcher = try FCMDispatcher(apps: runtime.apps, logger: runtime.logger)
-    return ([DispatchStage.make(runtime: runtime, platform: .fcm, prefetch: 200, send: dispatcher.send)], { _ in })
+    let dispatcher = try FCMDispatcher(fcmApps: runtime.apps, logger: runtime.logger)
+    return ServiceParts(
+        clients: dispatcher.transports,
+        services: [DispatchStage.make(runtime: runtime, platform: .fcm, prefetch: 200, send: dispatcher.send)])
 }

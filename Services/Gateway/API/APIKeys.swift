@@ -28,10 +28,7 @@ public struct APIKeys: Sendable {
                         return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16) ?? 0
                     }
                 } else if let file = key.file {
-                    guard let data = FileManager.default.contents(atPath: file) else {
-                        throw ConfigurationError(.missingFile, setting: "apps.\(app).apiKeys.\(key.id).file", "cannot read \(file)")
-                    }
-                    let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let secret = try SecretFile.text(file, setting: "apps.\(app).apiKeys.\(key.id).file")
                     digest = Array(SHA256.hash(data: Data(secret.utf8)))
                 } else {
                     continue

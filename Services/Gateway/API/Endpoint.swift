@@ -1,7 +1,10 @@
 import ServiceKit
 
-/// Every route of the public API: method, path (Hummingbird's `:name` parameters) and the
-/// scope a key needs. The router and the OpenAPI test both read this table.
+/// Every route of the public API. `route` is the one table that says, for each endpoint,
+/// its method, its path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the scope
+/// a key needs and the handler that answers it. The switch has no `default`, so a new
+/// endpoint cannot be added without stating all four. The router and the OpenAPI test both
+/// read this table.
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
     case emailMessages, emailAddressKey, webcomEvents, getEvent
@@ -9,49 +12,56 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
     case getSettings, putSettings
 
-    public var method: String {
-        switch self {
-        case .getEvent, .getDevice, .getConfiguration, .getUserPreferences, .getChannelPreferences, .getSettings: "GET"
-        case .deleteDevice: "DELETE"
-        case .evernymSponsee, .emailAddressKey, .putDevice, .putConfiguration, .putUserPreferences, .putChannelPreferences, .putSettings: "PUT"
-        default: "POST"
+    public enum Method: String, Sendable {
+        case get = "GET", post = "POST", put = "PUT", delete = "DELETE"
+    }
+
+    /// One row of the table.
+    public struct Route: Sendable {
+        public let method: Method
+        /// Below `/v1/apps/:app`.
+        public let path: String
+        public let scope: AppConfiguration.Scope
+        let handler: @Sendable (Gateway, Gateway.Call) async throws -> Gateway.Reply
+
+        init(_ method: Method, _ path: String, _ scope: AppConfiguration.Scope, _ handler: @escaping @Sendable (Gateway, Gateway.Call) async throws -> Gateway.Reply) {
+            self.method = method
+            self.path = path
+            self.scope = scope
+            self.handler = handler
         }
     }
 
-    public var path: String {
-        let base = "/v1/apps/:app"
+    public var route: Route {
         switch self {
-        case .postEvent: return base + "/events"
-        case .getEvent: return base + "/events/:eventId"
-        case .smartIDPush: return base + "/smartid/push"
-        case .smartIDDevices: return base + "/smartid/devices"
-        case .evernymNotify: return base + "/evernym/notify"
-        case .evernymSponsee: return base + "/evernym/sponsees/:id"
-        case .upstraEvents: return base + "/upstra/events"
-        case .emailMessages: return base + "/email/messages"
-        case .emailAddressKey: return base + "/email/addresses/:id/key"
-        case .webcomEvents: return base + "/webcom/events"
-        case .putDevice, .getDevice, .deleteDevice: return base + "/devices/:deviceId"
-        case .getConfiguration, .putConfiguration: return base + "/devices/:deviceId/configuration"
-        case .getUserPreferences, .putUserPreferences: return base + "/users/:userId/preferences"
-        case .getChannelPreferences, .putChannelPreferences: return base + "/users/:userId/channels/:channelId/preferences"
-        case .getSettings, .putSettings: return base + "/settings/notifications"
+        case .postEvent: Route(.post, "/events", .events) { try await $0.postEvent($1) }
+        case .smartIDPush: Route(.post, "/smartid/push", .events) { try await $0.smartIDPush($1) }
+        case .evernymNotify: Route(.post, "/evernym/notify", .events) { try await $0.evernymNotify($1) }
+        case .upstraEvents: Route(.post, "/upstra/events", .events) { try await $0.upstraEvents($1) }
+        case .emailMessages: Route(.post, "/email/messages", .events) { try await $0.emailMessages($1) }
+        case .webcomEvents: Route(.post, "/webcom/events", .events) { try await $0.webcomEvents($1) }
+        case .getEvent: Route(.get, "/events/:eventId", .events) { try await $0.getEvent($1) }
+        case .smartIDDevices: Route(.post, "/smartid/devices", .devices) { try await $0.smartIDDevices($1) }
+        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices) { try await $0.evernymSponsee($1) }
+        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices) { try await $0.emailAddressKey($1) }
+        case .putDevice: Route(.put, "/devices/:deviceId", .devices) { try await $0.putDevice($1) }
+        case .getDevice: Route(.get, "/devices/:deviceId", .devices) { try await $0.getDevice($1) }
+        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices) { try await $0.deleteDevice($1) }
+        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices) { try await $0.getConfiguration($1) }
+        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices) { try await $0.putConfiguration($1) }
+        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices) { try await $0.getUserPreferences($1) }
+        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices) { try await $0.putUserPreferences($1) }
+        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices) { try await $0.getChannelPreferences($1) }
+        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices) { try await $0.putChannelPreferences($1) }
+        case .getSettings: Route(.get, "/settings/notifications", .admin) { try await $0.getSettings($1) }
+        case .putSettings: Route(.put, "/settings/notifications", .admin) { try await $0.putSettings($1) }
         }
     }
 
-    public var scope: AppConfiguration.Scope {
-        switch self {
-        case .postEvent, .smartIDPush, .evernymNotify, .upstraEvents, .emailMessages, .webcomEvents, .getEvent: .events
-        case .getSettings, .putSettings: .admin
-        default: .devices
-        }
-    }
+    public var method: String { route.method.rawValue }
+    public var path: String { "/v1/apps/:app" + route.path }
+    public var scope: AppConfiguration.Scope { route.scope }
 
     /// Whether the endpoint publishes an event (and answers 202).
-    public var publishes: Bool {
-        switch self {
-        case .postEvent, .smartIDPush, .evernymNotify, .upstraEvents, .emailMessages, .webcomEvents: true
-        default: false
-        }
-    }
+    public var publishes: Bool { route.scope == .events && route.method == .post }
 }

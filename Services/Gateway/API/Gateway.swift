@@ -45,23 +45,56 @@ public struct Gateway: Sendable {
         public var retryAfter: Int?
     }
 
+    /// One request on its way through its handler: the request, its app, and the fields and
+    /// parameters read the same way for every endpoint.
+    public struct Call: Sendable {
+        public let request: Request
+        public let app: String
+        public let now: Date
+
+        func fields() throws -> JSONFields { try JSONFields(request.body) }
+
+        func parameter(_ name: String) throws -> String {
+            guard let value = request.parameters[name], !value.isEmpty, value.utf8.count <= 256 else {
+                throw GatewayError.invalid(name, "must be 1 to 256 bytes")
+            }
+            return value
+        }
+    }
+
+    /// The services the gateway forwards commands to.
+    enum CommandTarget: String, Sendable {
+        case registration, preferences
+    }
+
     let apps: AppsConfiguration
     let keys: APIKeys
     let publisher: Publisher
     let rpc: RPCClient
     let recent: RecentEvents
+    /// Fails publishes whose confirm does not come in time; a `Service` of the executable.
+    public let deadlines: Deadlines
     let configuration: Configuration
+    let logger: Logger
+    private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
 
-    public init(apps: AppsConfiguration, keys: APIKeys, publisher: Publisher, rpc: RPCClient, recent: RecentEvents = RecentEvents(), configuration: Configuration = Configuration()) {
+    public init(
+        apps: AppsConfiguration, keys: APIKeys, publisher: Publisher, rpc: RPCClient, recent: RecentEvents = RecentEvents(),
+        deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(), logger: Logger = Logger(label: "herald.gateway")
+    ) {
         self.apps = apps
         self.keys = keys
         self.publisher = publisher
         self.rpc = rpc
         self.recent = recent
+        self.deadlines = deadlines
         self.configuration = configuration
+        self.logger = logger
     }
 
-    /// Answers one request; never throws.
+    /// Answers one request; never throws. An error no handler expected is logged with a
+    /// request id, counted, and answered 500 with that id, so a user's report can be found
+    /// in the logs.
     public func handle(_ request: Request) async -> Reply {
         do {
             let reply = try await answer(request)
@@ -71,7 +104,14 @@ public struct Gateway: Sendable {
             RequestCounters.shared.count(request.endpoint, error.status)
             return Reply(status: error.status, body: error.body, contentType: "application/problem+json", retryAfter: error.retryAfter)
         } catch {
-            let problem = GatewayError(500, "Internal Server Error", "the request could not be handled")
+            let requestId = UUID().uuidString.lowercased()
+            logger.error("unexpected error", metadata: [
+                "requestId": "\(requestId)", "endpoint": "\(request.endpoint.rawValue)", "error": "\(error)",
+            ])
+            unexpectedErrors.increment()
+            RequestCounters.shared.count(request.endpoint, 500)
+            var problem = GatewayError(500, "Internal Server Error", "the request could not be handled; quote request id \(requestId)")
+            problem.requestId = requestId
             return Reply(status: 500, body: problem.body, contentType: "application/problem+json")
         }
     }
@@ -79,94 +119,116 @@ public struct Gateway: Sendable {
     private func answer(_ request: Request) async throws -> Reply {
         let app = request.parameters["app"] ?? ""
         guard apps.apps[app] != nil else { throw GatewayError(404, "Not Found", "no app \(app)") }
-        try keys.authorize(request.authorization, app: app, scope: request.endpoint.scope)
+        let route = request.endpoint.route
+        try keys.authorize(request.authorization, app: app, scope: route.scope)
         guard request.body.count <= configuration.bodyLimit else {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(configuration.bodyLimit) bytes")
         }
-        let now = Date()
-        func fields() throws -> JSONFields { try JSONFields(request.body) }
-        func parameter(_ name: String) throws -> String {
-            guard let value = request.parameters[name], !value.isEmpty, value.utf8.count <= 256 else {
-                throw GatewayError.invalid(name, "must be 1 to 256 bytes")
-            }
-            return value
+        return try await route.handler(self, Call(request: request, app: app, now: Date()))
+    }
+
+    // MARK: Handlers, one per endpoint (see `Endpoint.route`)
+
+    func postEvent(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.canonical(call.request.body, app: call.app)) }
+    func smartIDPush(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now)) }
+    func evernymNotify(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now)) }
+    func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), raw: call.request.body, app: call.app, now: call.now)) }
+    func emailMessages(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now)) }
+    func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), raw: call.request.body, app: call.app, now: call.now)) }
+
+    func getEvent(_ call: Call) async throws -> Reply {
+        try await registry(.eventStatus(app: call.app, eventId: try call.parameter("eventId")), status: 200)
+    }
+
+    func smartIDDevices(_ call: Call) async throws -> Reply {
+        let body = try call.fields()
+        let profiles: [String]
+        if body.has("profileIDs") { profiles = try body.strings("profileIDs") } else if body.object["profileID"] is [Any] { profiles = try body.strings("profileID") } else { profiles = [try body.string("profileID", maxLength: 256)] }
+        let os = try body.oneOf("OS", ["iOS", "Android"])
+        let token = try body.string("deviceID")
+        return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
+    }
+
+    func evernymSponsee(_ call: Call) async throws -> Reply {
+        let body = try call.fields()
+        let id = try body.string("id", maxLength: 256)
+        guard id == (try call.parameter("id")) else { throw GatewayError.invalid("id", "must match the path's sponsee id") }
+        let type = try body.int("type")
+        guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
+        return try await registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: try body.string("value")), status: 200)
+    }
+
+    func emailAddressKey(_ call: Call) async throws -> Reply {
+        let body = try call.fields()
+        return try await registry(.setAddressKey(
+            app: call.app, emailAddressId: try call.parameter("id"), keyId: try body.string("keyId", maxLength: 256),
+            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256)), status: 200)
+    }
+
+    func putDevice(_ call: Call) async throws -> Reply {
+        let body = try call.fields()
+        let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
+            DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
         }
-        switch request.endpoint {
-        case .postEvent: return try await accept(SourceAdapters.canonical(request.body, app: app))
-        case .smartIDPush: return try await accept(SourceAdapters.smartID(fields(), app: app, now: now))
-        case .evernymNotify: return try await accept(SourceAdapters.evernym(fields(), app: app, now: now))
-        case .upstraEvents: return try await accept(SourceAdapters.upstra(fields(), raw: request.body, app: app, now: now))
-        case .emailMessages: return try await accept(SourceAdapters.email(fields(), app: app, now: now))
-        case .webcomEvents: return try await accept(SourceAdapters.webcom(fields(), raw: request.body, app: app, now: now))
+        let platform = try body.oneOf("platform", Platform.allCases.map(\.rawValue))
+        let os = try body.oneOf("os", DeviceOS.allCases.map(\.rawValue))
+        let registration = DeviceRegistration(
+            deviceId: try call.parameter("deviceId"), platform: Platform(rawValue: platform)!, token: try body.string("token"),
+            os: DeviceOS(rawValue: os)!, userId: try body.optionalString("userId", maxLength: 256),
+            pushIds: body.has("pushIds") ? try body.strings("pushIds", allowEmpty: true) : [],
+            locale: try body.optionalString("locale", maxLength: 35), key: key)
+        return try await registry(.registerDevice(app: call.app, registration: registration), status: 200)
+    }
 
-        case .smartIDDevices:
-            let body = try fields()
-            let profiles: [String]
-            if body.has("profileIDs") { profiles = try body.strings("profileIDs") } else if body.object["profileID"] is [Any] { profiles = try body.strings("profileID") } else { profiles = [try body.string("profileID", maxLength: 256)] }
-            let os = try body.oneOf("OS", ["iOS", "Android"])
-            let token = try body.string("deviceID")
-            return try await registry(.registerSmartIDDevice(app: app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
-        case .evernymSponsee:
-            let body = try fields()
-            let id = try body.string("id", maxLength: 256)
-            guard id == (try parameter("id")) else { throw GatewayError.invalid("id", "must match the path's sponsee id") }
-            let type = try body.int("type")
-            guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
-            return try await registry(.setSponsee(app: app, sponseeId: id, type: type, value: try body.string("value")), status: 200)
-        case .emailAddressKey:
-            let body = try fields()
-            return try await registry(.setAddressKey(
-                app: app, emailAddressId: try parameter("id"), keyId: try body.string("keyId", maxLength: 256),
-                publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256)), status: 200)
-        case .putDevice:
-            let body = try fields()
-            let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
-                DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
-            }
-            let platform = try body.oneOf("platform", Platform.allCases.map(\.rawValue))
-            let os = try body.oneOf("os", DeviceOS.allCases.map(\.rawValue))
-            let registration = DeviceRegistration(
-                deviceId: try parameter("deviceId"), platform: Platform(rawValue: platform)!, token: try body.string("token"),
-                os: DeviceOS(rawValue: os)!, userId: try body.optionalString("userId", maxLength: 256),
-                pushIds: body.has("pushIds") ? try body.strings("pushIds", allowEmpty: true) : [],
-                locale: try body.optionalString("locale", maxLength: 35), key: key)
-            return try await registry(.registerDevice(app: app, registration: registration), status: 200)
-        case .getDevice:
-            return try await registry(.getDevice(app: app, deviceId: try parameter("deviceId")), status: 200)
-        case .deleteDevice:
-            let reply = try await call(RegistrationCommand.unregisterDevice(app: app, deviceId: try parameter("deviceId"), userId: request.query["userId"]), RegistrationCommand.contractName, HeraldModel.RegistrationReply.self)
-            if reply.removed == false, reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
-            return try Self.json(200, reply)
+    func getDevice(_ call: Call) async throws -> Reply {
+        try await registry(.getDevice(app: call.app, deviceId: try call.parameter("deviceId")), status: 200)
+    }
 
-        case .getEvent:
-            return try await registry(.eventStatus(app: app, eventId: try parameter("eventId")), status: 200)
+    func deleteDevice(_ call: Call) async throws -> Reply {
+        let command = RegistrationCommand.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: call.request.query["userId"])
+        let reply = try await self.call(command, to: .registration, RegistrationReply.self)
+        if reply.removed == false, reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
+        return try Self.json(200, reply)
+    }
 
-        case .getConfiguration:
-            return try await preference(.getDeviceConfiguration(app: app, deviceId: try parameter("deviceId")))
-        case .putConfiguration:
-            let configuration: NotificationConfiguration
-            do { configuration = try HeraldJSON.decode(NotificationConfiguration.self, from: request.body) } catch let error as DecodingError {
-                throw GatewayError(400, "Invalid request", HeraldJSON.describe(error))
-            } catch { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
-            return try await preference(.setDeviceConfiguration(app: app, deviceId: try parameter("deviceId"), configuration: configuration))
-        case .getUserPreferences:
-            return try await preference(.getUser(app: app, userId: try parameter("userId")))
-        case .putUserPreferences:
-            let body = try fields()
-            let preferences = UserPreferences(enabled: try body.optionalBool("enabled") ?? true, mutedKinds: body.has("mutedKinds") ? try body.strings("mutedKinds", allowEmpty: true) : [])
-            return try await preference(.setUser(app: app, userId: try parameter("userId"), preferences: preferences))
-        case .getChannelPreferences:
-            return try await preference(.getChannel(app: app, userId: try parameter("userId"), channelId: try parameter("channelId")))
-        case .putChannelPreferences:
-            let enabled = try fields().optionalBool("enabled")
-            guard let enabled else { throw GatewayError.invalid("enabled", "is required") }
-            return try await preference(.setChannel(app: app, userId: try parameter("userId"), channelId: try parameter("channelId"), enabled: enabled))
-        case .getSettings:
-            return try await preference(.getNetwork(app: app))
-        case .putSettings:
-            guard let enabled = try fields().optionalBool("enabled") else { throw GatewayError.invalid("enabled", "is required") }
-            return try await preference(.setNetwork(app: app, enabled: enabled))
-        }
+    func getConfiguration(_ call: Call) async throws -> Reply {
+        try await preference(.getDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId")))
+    }
+
+    func putConfiguration(_ call: Call) async throws -> Reply {
+        let configuration: NotificationConfiguration
+        do { configuration = try HeraldJSON.decode(NotificationConfiguration.self, from: call.request.body) } catch let error as DecodingError {
+            throw GatewayError(400, "Invalid request", HeraldJSON.describe(error))
+        } catch { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
+        return try await preference(.setDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId"), configuration: configuration))
+    }
+
+    func getUserPreferences(_ call: Call) async throws -> Reply {
+        try await preference(.getUser(app: call.app, userId: try call.parameter("userId")))
+    }
+
+    func putUserPreferences(_ call: Call) async throws -> Reply {
+        let body = try call.fields()
+        let preferences = UserPreferences(enabled: try body.optionalBool("enabled") ?? true, mutedKinds: body.has("mutedKinds") ? try body.strings("mutedKinds", allowEmpty: true) : [])
+        return try await preference(.setUser(app: call.app, userId: try call.parameter("userId"), preferences: preferences))
+    }
+
+    func getChannelPreferences(_ call: Call) async throws -> Reply {
+        try await preference(.getChannel(app: call.app, userId: try call.parameter("userId"), channelId: try call.parameter("channelId")))
+    }
+
+    func putChannelPreferences(_ call: Call) async throws -> Reply {
+        guard let enabled = try call.fields().optionalBool("enabled") else { throw GatewayError.invalid("enabled", "is required") }
+        return try await preference(.setChannel(app: call.app, userId: try call.parameter("userId"), channelId: try call.parameter("channelId"), enabled: enabled))
+    }
+
+    func getSettings(_ call: Call) async throws -> Reply {
+        try await preference(.getNetwork(app: call.app))
+    }
+
+    func putSettings(_ call: Call) async throws -> Reply {
+        guard let enabled = try call.fields().optionalBool("enabled") else { throw GatewayError.invalid("enabled", "is required") }
+        return try await preference(.setNetwork(app: call.app, enabled: enabled))
     }
 
     /// Publishes `event` and answers 202 once the broker confirmed it; a repeated id inside
@@ -182,7 +244,7 @@ public struct Gateway: Sendable {
         guard publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
         do {
-            try await publish(message, with: publisher, timeout: configuration.publishTimeout)
+            try await deadlines.publish(message, with: publisher, timeout: configuration.publishTimeout)
         } catch {
             if let error = error as? MessagingError, error.reason == .invalidMessage { throw GatewayError(400, "Invalid request", error.message) }
             throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
@@ -192,22 +254,27 @@ public struct Gateway: Sendable {
     }
 
     private func registry(_ command: RegistrationCommand, status: Int) async throws -> Reply {
-        try Self.json(status, try await call(command, RegistrationCommand.contractName, RegistrationReply.self))
+        try Self.json(status, try await call(command, to: .registration, RegistrationReply.self))
     }
 
     private func preference(_ command: PreferenceCommand) async throws -> Reply {
-        try Self.json(200, try await call(command, PreferenceCommand.contractName, PreferenceReply.self))
+        try Self.json(200, try await call(command, to: .preferences, PreferenceReply.self))
     }
 
-    /// An RPC call; a typed error becomes the problem it names, no answer a 503.
-    private func call<C: Encodable & Sendable, R: Decodable>(_ command: C, _ type: String, _ reply: R.Type) async throws -> R {
-        let queue = type == RegistrationCommand.contractName ? configuration.registrationQueue : configuration.preferencesQueue
+    /// An RPC call to `target`; a typed error becomes the problem it names, no answer (or no
+    /// broker) a 503. A reply that does not decode is a defect, not an outage: it is rethrown
+    /// and answered 500.
+    private func call<C: Encodable & Sendable, R: Decodable>(_ command: C, to target: CommandTarget, _ reply: R.Type) async throws -> R {
+        let (queue, type) = switch target {
+        case .registration: (configuration.registrationQueue, RegistrationCommand.contractName)
+        case .preferences: (configuration.preferencesQueue, PreferenceCommand.contractName)
+        }
         do {
             return try await rpc.call(command, type: type, queue: queue, expecting: R.self, timeout: configuration.commandTimeout)
         } catch let error as CommandError {
             throw GatewayError(error.status, error.status == 404 ? "Not Found" : "Invalid request", error.detail, field: error.code.hasPrefix("invalid-") ? String(error.code.dropFirst(8)) : nil)
-        } catch {
-            throw GatewayError.unavailable("the \(type.contains("registration") ? "registration" : "preferences") service did not answer; try again")
+        } catch is MessagingError {
+            throw GatewayError.unavailable("the \(target.rawValue) service did not answer; try again")
         }
     }
 

@@ -8,6 +8,8 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var detail: String
     public var field: String?
     public var retryAfter: Int?
+    /// For a 500: the id its log line carries.
+    public var requestId: String?
 
     public init(_ status: Int, _ title: String, _ detail: String, field: String? = nil, retryAfter: Int? = nil) {
         self.status = status
@@ -31,6 +33,7 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     var body: Data {
         var object: [String: Any] = ["type": "about:blank", "title": title, "status": status, "detail": detail]
         if let field { object["field"] = field }
+        if let requestId { object["requestId"] = requestId }
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 }

@@ -5,8 +5,9 @@ import Messaging
 import ServiceKit
 
 await ServiceRuntime.main(name: "herald-gateway", defaultPort: 8080) { runtime in
+    let rpc = RPCClient(configuration: runtime.connection("rpc"))
     let gateway = Gateway(
         apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
-        rpc: RPCClient(configuration: runtime.connection("rpc")))
-    return ([], { router in GatewayRoutes.add(to: router, gateway: gateway) })
+        rpc: rpc, logger: runtime.logger)
+    return ServiceParts(clients: [rpc, gateway.deadlines], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
 }

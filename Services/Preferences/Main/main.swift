@@ -7,8 +7,8 @@ import ServiceKit
 await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082) { runtime in
     let store = try PreferenceStore(directory: runtime.environment.dataDirectory)
     let commands = PreferenceCommands(store: store)
-    return ([
+    return ServiceParts(services: [
         PreferencesStage.make(runtime: runtime, store: store),
         CommandServer(queue: HeraldTopology.CommandQueue.preferences, runtime: runtime, handler: commands.handle),
-    ], { _ in })
+    ])
 }

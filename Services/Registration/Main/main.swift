@@ -6,11 +6,11 @@ import ServiceKit
 
 await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runtime in
     let store = try RegistrationStore(directory: runtime.environment.dataDirectory)
-    return ([
+    return ServiceParts(services: [
         RegistrationStages.resolving(runtime: runtime, store: store),
         RegistrationStages.revoking(runtime: runtime, store: store),
         RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
         CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
         RegistrationPruner(store: store, logger: runtime.logger),
-    ], { _ in })
+    ])
 }

@@ -28,5 +28,5 @@ await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker:
             ready.attach { true }
         })
     }
-    return (services, { router in sandbox.addRoutes(to: router) })
+    return ServiceParts(services: services, routes: { router in sandbox.addRoutes(to: router) })
 }
