@@ -99,6 +99,13 @@ public enum DispatchStage {
     }
 
     private static func count(_ platform: Platform, _ result: String) {
-        Counter(label: "herald_dispatch_results_total", dimensions: [("platform", platform.rawValue), ("result", result)]).increment()
+        results[platform]?[result]?.increment()
     }
+
+    /// `herald_dispatch_results_total` by platform and result, made once.
+    private static let results: [Platform: [String: Counter]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
+        (platform, Dictionary(uniqueKeysWithValues: ["delivered", "failed", "revoked", "retried", "expired"].map { result in
+            (result, Counter(label: "herald_dispatch_results_total", dimensions: [("platform", platform.rawValue), ("result", result)]))
+        }))
+    })
 }

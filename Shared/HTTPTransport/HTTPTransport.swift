@@ -3,18 +3,21 @@ import DequeModule
 import Foundation
 import Logging
 import Metrics
+import ServiceLifecycle
 import Synchronization
 
 /// An HTTP client over libcurl's multi interface: one thread drives all transfers, HTTP/2
-/// multiplexed over TLS for `https://` (ALPN), HTTP/1.1 for `http://`, connections reused,
-/// at most `maxConcurrentStreams` requests in flight (the rest wait in order). Callers
-/// `await send(_:)`; no curl type leaves this module.
-public final class HTTPTransport: Sendable {
+/// multiplexed over TLS for `https://` (ALPN), HTTP/1.1 for `http://`, connections reused.
+/// At most `maxConcurrentRequests` requests are in flight, and at most `maxRequestsPerHost`
+/// to one host; the rest wait in order, each for at most `maxQueueWait`. A response body
+/// larger than `maxResponseBodyBytes` is not read. Callers `await send(_:)`; no curl type
+/// leaves this module. As a `Service`, it closes on graceful shutdown.
+public final class HTTPTransport: Service, Sendable {
     public let configuration: HTTPTransportConfiguration
     private let multi: CurlMulti
     private let state = Mutex(State())
     private let logger: Logger
-    private let inFlightGauge: Gauge
+    private let metrics: TransportMetrics
     private let stopped = Gate()
 
     private struct State {
@@ -27,8 +30,8 @@ public final class HTTPTransport: Sendable {
         self.configuration = configuration
         self.logger = logger
         multi = CurlMulti(configuration: configuration)
-        inFlightGauge = Gauge(label: "herald_http_in_flight", dimensions: [("transport", configuration.name)])
-        let thread = Thread { [self] in self.run() }
+        metrics = TransportMetrics(transport: configuration.name)
+        let thread = Thread { [self] in self.drive() }
         thread.name = "herald-http-\(configuration.name)"
         thread.start()
     }
@@ -39,7 +42,7 @@ public final class HTTPTransport: Sendable {
     /// Sends `request` and returns the response, or throws `HTTPTransportError`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await withCheckedThrowingContinuation { continuation in
-            let transfer = Transfer(request: request, continuation: continuation)
+            let transfer = Transfer(request: request, maxBodyBytes: configuration.maxResponseBodyBytes, continuation: continuation)
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopping else { return false }
                 state.waiting.append(transfer)
@@ -61,33 +64,105 @@ public final class HTTPTransport: Sendable {
         await stopped.wait()
     }
 
+    /// Serves until graceful shutdown, then closes.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
     // MARK: The transport's thread
+
+    /// The requests waiting for a slot, a queue per origin, served round-robin so that one
+    /// host's backlog does not hold up another's.
+    private struct Waiting {
+        var queues: [Substring: Deque<Transfer>] = [:]
+        var order: Deque<Substring> = []
+        var activePerOrigin: [Substring: Int] = [:]
+        var count = 0
+
+        mutating func append(_ transfer: Transfer) {
+            if queues[transfer.origin]?.isEmpty != false { order.append(transfer.origin) }
+            queues[transfer.origin, default: []].append(transfer)
+            count += 1
+        }
+
+        mutating func prepend(_ transfer: Transfer) {
+            if queues[transfer.origin]?.isEmpty != false { order.append(transfer.origin) }
+            queues[transfer.origin, default: []].prepend(transfer)
+            count += 1
+        }
+
+        /// The next transfer whose origin has a free slot, taking origins in turn. (Queues are
+        /// changed in place through the dictionary: a copy would cost a whole queue per call.)
+        mutating func next(perOrigin limit: Int) -> Transfer? {
+            for _ in 0..<order.count {
+                let origin = order.removeFirst()
+                guard activePerOrigin[origin, default: 0] < limit, let transfer = queues[origin]?.popFirst() else {
+                    if queues[origin]?.isEmpty == false { order.append(origin) } else { queues[origin] = nil }
+                    continue
+                }
+                count -= 1
+                if queues[origin]?.isEmpty == false { order.append(origin) } else { queues[origin] = nil }
+                return transfer
+            }
+            return nil
+        }
+
+        /// Removes the transfers that have waited since before `cutoff`.
+        mutating func expire(before cutoff: ContinuousClock.Instant) -> [Transfer] {
+            var expired: [Transfer] = []
+            for origin in order {
+                while let first = queues[origin]?.first, first.enqueuedAt < cutoff {
+                    expired.append(queues[origin]!.removeFirst())
+                }
+            }
+            guard !expired.isEmpty else { return [] }
+            for origin in order where queues[origin]?.isEmpty != false { queues[origin] = nil }
+            order.removeAll { queues[$0] == nil }
+            count -= expired.count
+            return expired
+        }
+    }
 
     /// The loop of the transport's thread: start what fits, let curl work, finish what is
     /// done, sleep in `curl_multi_poll` until sockets or `wakeUp` need it.
-    private func run() {
+    private func drive() {
         var active = 0
-        var pending: Deque<Transfer> = []
-        let capacity = configuration.maxConcurrentStreams * configuration.maxConnectionsPerHost
+        var waiting = Waiting()
+        let capacity = configuration.maxConcurrentRequests
+        let perOrigin = configuration.maxRequestsPerHost
         while true {
             let stopping = state.withLock { state -> Bool in
-                pending.append(contentsOf: state.waiting)
+                for transfer in state.waiting { waiting.append(transfer) }
                 state.waiting.removeAll()
                 return state.stopping
             }
-            while active < capacity, let next = pending.popFirst() {
-                if start(next) { active += 1 }
+            if waiting.count > 0 {
+                for transfer in waiting.expire(before: .now - configuration.maxQueueWait) {
+                    metrics.count(.overloaded)
+                    transfer.continuation.resume(throwing: HTTPTransportError(
+                        .overloaded, "\(transfer.origin): no free slot within \(configuration.maxQueueWait)"))
+                }
             }
-            inFlightGauge.record(active)
-            if stopping && active == 0 && pending.isEmpty { break }
+            while active < capacity, let next = waiting.next(perOrigin: perOrigin) {
+                if start(next) {
+                    active += 1
+                    waiting.activePerOrigin[next.origin, default: 0] += 1
+                }
+            }
+            metrics.inFlight.record(active)
+            if stopping && active == 0 && waiting.count == 0 { break }
             multi.perform()
             while let (handle, result) = multi.nextDone() {
                 active -= 1
-                if let again = finish(handle: handle, result: result) { pending.prepend(again) }
+                if let (origin, again) = finish(handle: handle, result: result) {
+                    waiting.activePerOrigin[origin, default: 1] -= 1
+                    if let again { waiting.prepend(again) }
+                }
             }
-            multi.poll(timeoutMilliseconds: 1000)
+            multi.poll(timeoutMilliseconds: waiting.count > 0 ? 100 : 1000)
         }
-        inFlightGauge.record(0)
+        metrics.inFlight.record(0)
         Task { await stopped.open() }
     }
 
@@ -146,8 +221,9 @@ public final class HTTPTransport: Sendable {
     /// libcurl 7.88 fails the streams still waiting on a connection the server is closing
     /// (GOAWAY), and in our measurements those requests had not reached the server. (Should
     /// one have, the repeat is a duplicate send, as a broker retry would be: delivery is at
-    /// least once.) Returns the transfer to send again, if any.
-    private func finish(handle: UnsafeMutableRawPointer, result: CURLcode) -> Transfer? {
+    /// least once.) Returns the transfer's origin (its slot is free again) and the transfer
+    /// to send again, if any.
+    private func finish(handle: UnsafeMutableRawPointer, result: CURLcode) -> (Substring, Transfer?)? {
         var pointer: UnsafeMutableRawPointer?
         _ = herald_curl_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &pointer)
         multi.remove(handle)
@@ -156,11 +232,9 @@ public final class HTTPTransport: Sendable {
         if [CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_RECV_ERROR, CURLE_SEND_ERROR].contains(result), transfer.headers.isEmpty, transfer.body.isEmpty, !transfer.sentAgain {
             release(transfer, context: pointer)
             transfer.sentAgain = true
-            Counter(label: "herald_http_resent_total", dimensions: [("transport", configuration.name)]).increment()
-            return transfer
+            metrics.resent.increment()
+            return (transfer.origin, transfer)
         }
-        let host = URL(string: transfer.request.url)?.host ?? "-"
-        let elapsed = ContinuousClock.now - transfer.enqueuedAt
         if result == CURLE_OK {
             var status = 0
             var version = 0
@@ -169,19 +243,19 @@ public final class HTTPTransport: Sendable {
             let response = HTTPResponse(
                 status: status, headers: transfer.headers, body: transfer.body,
                 httpVersion: version == Int(CURL_HTTP_VERSION_2_0) ? "2" : version == Int(CURL_HTTP_VERSION_1_0) ? "1.0" : "1.1")
-            Counter(label: "herald_http_requests_total", dimensions: [("transport", configuration.name), ("status", "\(status / 100)xx")]).increment()
-            Metrics.Timer(label: "herald_http_request_duration_seconds", dimensions: [("transport", configuration.name)], preferredDisplayUnit: .seconds)
-                .record(duration: elapsed)
+            metrics.count(status: status)
+            metrics.duration.record(duration: ContinuousClock.now - transfer.enqueuedAt)
             release(transfer, context: pointer)
             transfer.continuation.resume(returning: response)
-            return nil
         } else {
-            let error = Self.error(result, host: host)
-            Counter(label: "herald_http_requests_total", dimensions: [("transport", configuration.name), ("status", error.reason.rawValue)]).increment()
+            let error = transfer.tooLarge
+                ? HTTPTransportError(.responseTooLarge, "\(transfer.origin): the response body exceeds \(transfer.maxBodyBytes) bytes")
+                : Self.error(result, origin: transfer.origin)
+            metrics.count(error.reason)
             release(transfer, context: pointer)
             transfer.continuation.resume(throwing: error)
-            return nil
         }
+        return (transfer.origin, nil)
     }
 
     private func release(_ transfer: Transfer, context: UnsafeMutableRawPointer) {
@@ -192,7 +266,7 @@ public final class HTTPTransport: Sendable {
         Unmanaged<Transfer>.fromOpaque(context).release()
     }
 
-    private static func error(_ code: CURLcode, host: String) -> HTTPTransportError {
+    private static func error(_ code: CURLcode, origin host: Substring) -> HTTPTransportError {
         let text = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
@@ -210,6 +284,36 @@ public final class HTTPTransport: Sendable {
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// The transport's metrics, made once.
+struct TransportMetrics: Sendable {
+    let inFlight: Gauge
+    let resent: Counter
+    let duration: Metrics.Timer
+    private let byStatusClass: [Counter]
+    private let byError: [HTTPTransportError.Reason: Counter]
+
+    init(transport: String) {
+        let name = ("transport", transport)
+        inFlight = Gauge(label: "herald_http_in_flight", dimensions: [name])
+        resent = Counter(label: "herald_http_resent_total", dimensions: [name])
+        duration = Metrics.Timer(label: "herald_http_request_duration_seconds", dimensions: [name], preferredDisplayUnit: .seconds)
+        byStatusClass = (1...5).map { Counter(label: "herald_http_requests_total", dimensions: [name, ("status", "\($0)xx")]) }
+        var byError: [HTTPTransportError.Reason: Counter] = [:]
+        for reason in HTTPTransportError.Reason.allCases {
+            byError[reason] = Counter(label: "herald_http_requests_total", dimensions: [name, ("status", reason.rawValue)])
+        }
+        self.byError = byError
+    }
+
+    func count(status: Int) {
+        byStatusClass[min(4, max(0, status / 100 - 1))].increment()
+    }
+
+    func count(_ reason: HTTPTransportError.Reason) {
+        byError[reason]?.increment()
     }
 }
 

@@ -1,7 +1,7 @@
-/// Why a request got no HTTP response. Every reason but `invalidRequest` may succeed when
-/// tried again.
+/// Why a request got no (complete) HTTP response. Every reason but `invalidRequest` and
+/// `responseTooLarge` may succeed when tried again.
 public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: String, Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable, CaseIterable {
         /// The host could not be resolved or reached, or refused the connection.
         case connect
         /// No complete answer within the timeout.
@@ -14,6 +14,10 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         case invalidRequest
         /// The transport was closed.
         case shutdown
+        /// No slot came free within `maxQueueWait` (too many requests, or a host too slow).
+        case overloaded
+        /// The response body was larger than `maxResponseBodyBytes`; it was not read further.
+        case responseTooLarge
     }
 
     public var reason: Reason

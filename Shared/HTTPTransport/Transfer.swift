@@ -8,6 +8,11 @@ final class Transfer: @unchecked Sendable {
     let request: HTTPRequest
     let continuation: CheckedContinuation<HTTPResponse, any Error>
     let enqueuedAt: ContinuousClock.Instant
+    /// Scheme, host and port: what the per-host limit counts.
+    let origin: Substring
+    let maxBodyBytes: Int
+    /// Set when the body outgrew `maxBodyBytes` and the transfer was aborted.
+    var tooLarge = false
     var handle: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
     var body = Data()
@@ -15,10 +20,21 @@ final class Transfer: @unchecked Sendable {
     /// Whether it was already sent again after a framing error.
     var sentAgain = false
 
-    init(request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    init(request: HTTPRequest, maxBodyBytes: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         self.request = request
         self.continuation = continuation
+        self.maxBodyBytes = maxBodyBytes
+        origin = Self.origin(of: request.url)
         enqueuedAt = ContinuousClock.now
+    }
+
+    /// `scheme://host:port` of `url`, lower-cased scheme and host left as given (cheap: no
+    /// URL parsing on the hot path).
+    static func origin(of url: String) -> Substring {
+        guard let scheme = url.range(of: "://") else { return Substring(url) }
+        let rest = url[scheme.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return url[url.startIndex..<end]
     }
 
     /// Receives one header line; a status line starts a new header block (after `100
@@ -39,6 +55,10 @@ enum TransferCallbacks {
     static let body: herald_curl_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        guard transfer.body.count + size * count <= transfer.maxBodyBytes else {
+            transfer.tooLarge = true
+            return 0  // curl aborts the transfer with CURLE_WRITE_ERROR
+        }
         transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
         return size * count
     }

@@ -40,16 +40,16 @@ struct FCMTokenTests {
         await sandbox.stop()
     }
 
-    @Test func aServiceAccountWithTheWrongKeyIsRetriedWithTheOAuthError() async throws {
+    @Test func aServiceAccountWithTheWrongKeyFailsPermanentlyWithTheTokenEndpointsReason() async throws {
         let sandbox = try await FCMTestSandbox.start()
         let transport = sandbox.transport()
         let other = try await FCMTestSandbox.start()
         var account = sandbox.account
         account.privateKey = other.account.privateKey
-        guard case .retry(let code, let reason, _) = await sandbox.client(account: account, transport: transport).send(FCMTestSandbox.request(token: "good-c")) else {
-            Issue.record("not retried"); return
+        guard case .failed(let code, let reason) = await sandbox.client(account: account, transport: transport).send(FCMTestSandbox.request(token: "good-c")) else {
+            Issue.record("not failed"); return
         }
-        #expect(code == "OAUTH" && reason.contains("400"))
+        #expect(code == "CREDENTIALS" && reason.contains("400"))
         await transport.close()
         await sandbox.stop()
         await other.stop()
@@ -78,68 +78,3 @@ struct FCMTokenTests {
     static let pem = try! _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
 }
 
-/// A manual clock for the cache tests.
-final class ManualClock: Sendable {
-    private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { instant.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
-@Suite("The access-token cache")
-struct AccessTokenCacheTests {
-    @Test func aTokenIsReusedUntilShortlyBeforeItExpiresThenRefreshed() async throws {
-        let clock = ManualClock()
-        let counter = Mutex(0)
-        let cache = AccessTokenCache(now: { clock.now }) {
-            let n = counter.withLock { $0 += 1; return $0 }
-            return ("token-\(n)", 3600)
-        }
-        #expect(try await cache.token() == "token-1")
-        clock.advance(3299)
-        #expect(try await cache.token() == "token-1")
-        clock.advance(2)
-        #expect(try await cache.token() == "token-2", "refreshed five minutes before expiry")
-    }
-
-    @Test func aShortLivedTokenIsRefreshedHalfwayThrough() async throws {
-        let clock = ManualClock()
-        let counter = Mutex(0)
-        let cache = AccessTokenCache(now: { clock.now }) {
-            let n = counter.withLock { $0 += 1; return $0 }
-            return ("token-\(n)", 60)
-        }
-        #expect(try await cache.token() == "token-1")
-        clock.advance(29)
-        #expect(try await cache.token() == "token-1")
-        clock.advance(2)
-        #expect(try await cache.token() == "token-2")
-    }
-
-    @Test func replacingAStaleTokenFetchesOnceHoweverManyAsk() async throws {
-        let counter = Mutex(0)
-        let cache = AccessTokenCache {
-            let n = counter.withLock { $0 += 1; return $0 }
-            try await Task.sleep(for: .milliseconds(50))
-            return ("token-\(n)", 3600)
-        }
-        let stale = try await cache.token()
-        let replacements = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<20 { group.addTask { try await cache.replace(stale) } }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
-        }
-        #expect(replacements == ["token-2"])
-        #expect(await cache.fetches == 2)
-    }
-
-    @Test func aFailedFetchIsReportedAndTheNextCallTriesAgain() async throws {
-        let counter = Mutex(0)
-        struct Refused: Error {}
-        let cache = AccessTokenCache {
-            let n = counter.withLock { $0 += 1; return $0 }
-            if n == 1 { throw Refused() }
-            return ("token-\(n)", 3600)
-        }
-        await #expect(throws: Refused.self) { _ = try await cache.token() }
-        #expect(try await cache.token() == "token-2")
-    }
-}

@@ -22,16 +22,44 @@ public enum EncryptionStage {
     public static func emissions(for delivery: Delivery, builder: PayloadBuilder, routes: StageRoutes = EncryptionStage.routes, now: Date) throws -> [Emission] {
         switch builder.build(delivery, now: now) {
         case .dispatch(let request, let variant, let scheme):
-            Counter(label: "herald_payloads_total", dimensions: [
-                ("platform", request.platform.rawValue), ("variant", variant.rawValue), ("scheme", scheme ?? "none"),
-            ]).increment()
+            PayloadMetrics.built[PayloadMetrics.Key(platform: request.platform, variant: variant, scheme: scheme ?? "none")]?.increment()
             return [try .publish(request, to: routes.output, routingKey: request.platform.rawValue)]
         case .expired(let reason):
-            Counter(label: "herald_payload_failures_total", dimensions: [("reason", "expired")]).increment()
+            PayloadMetrics.expired.increment()
             return [try .outcome(Outcome(delivery: delivery, status: .expired, reason: reason, at: now), to: routes.outcomes)]
         case .failed(let failure):
-            Counter(label: "herald_payload_failures_total", dimensions: [("reason", failure.reason.rawValue)]).increment()
+            PayloadMetrics.failed[failure.reason]?.increment()
             return [try .outcome(Outcome(delivery: delivery, status: .failed, reason: failure.message, at: now), to: routes.outcomes)]
         }
     }
+}
+
+/// The encryption stage's counters, made once.
+enum PayloadMetrics {
+    struct Key: Hashable {
+        var platform: Platform
+        var variant: DataMap.Variant
+        var scheme: String
+    }
+
+    /// `herald_payloads_total` by platform, variant and scheme (`none`, `aes128gcm`, `jwe`).
+    static let built: [Key: Counter] = {
+        var counters: [Key: Counter] = [:]
+        for platform in Platform.allCases {
+            for variant in DataMap.Variant.allCases {
+                for scheme in ["none", "aes128gcm", "jwe"] {
+                    counters[Key(platform: platform, variant: variant, scheme: scheme)] = Counter(label: "herald_payloads_total", dimensions: [
+                        ("platform", platform.rawValue), ("variant", variant.rawValue), ("scheme", scheme),
+                    ])
+                }
+            }
+        }
+        return counters
+    }()
+
+    static let expired = Counter(label: "herald_payload_failures_total", dimensions: [("reason", "expired")])
+
+    static let failed: [PayloadFailure.Reason: Counter] = Dictionary(uniqueKeysWithValues: PayloadFailure.Reason.allCases.map {
+        ($0, Counter(label: "herald_payload_failures_total", dimensions: [("reason", $0.rawValue)]))
+    })
 }

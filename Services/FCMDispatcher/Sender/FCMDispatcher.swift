@@ -1,44 +1,28 @@
 import DispatchKit
-import Foundation
 import HeraldModel
 import HTTPTransport
 import Logging
 import ServiceKit
 
-/// FCM for every app of the configuration: one client per app (its own service account and
-/// tokens), sharing one transport per CA file, so each endpoint gets one HTTP/2 connection.
-public struct FCMDispatcher: Sendable {
-    public let clients: [String: FCMClient]
-    public let transports: [HTTPTransport]
+/// FCM for every app of the configuration: `ProviderDispatcher` with an `FCMClient` for each
+/// app that has `fcm` settings.
+public typealias FCMDispatcher = ProviderDispatcher<FCMClient>
 
-    /// Reads every app's service account; throws `ConfigurationError` naming the app.
-    public init(apps: AppsConfiguration, streams: Int = 100, logger: Logger) throws {
-        var transports: [String: HTTPTransport] = [:]
-        var clients: [String: FCMClient] = [:]
-        for (app, configuration) in apps.apps {
-            guard let fcm = configuration.fcm else { continue }
-            let account: FCMServiceAccount
+extension ProviderDispatcher where Client == FCMClient {
+    /// Reads every app's service account; throws `ConfigurationError` naming the app's setting.
+    public init(fcmApps apps: AppsConfiguration, streams: Int = 100, logger: Logger) throws {
+        try self.init(
+            platform: .fcm, apps: apps, transport: HTTPTransportConfiguration(name: "fcm", maxConcurrentStreams: streams), logger: logger
+        ) { app, configuration, transport in
+            guard let fcm = configuration.fcm else { return nil }
+            let setting = "apps.\(app).fcm.serviceAccountFile"
+            let account = try FCMServiceAccount.load(path: fcm.serviceAccountFile, setting: setting)
             do {
-                account = try FCMServiceAccount.load(path: fcm.serviceAccountFile)
                 _ = try FCMOAuth.assertion(for: account)
             } catch {
-                throw ConfigurationError(.invalidValue, setting: "apps.\(app).fcm.serviceAccountFile", "\(error)")
+                throw ConfigurationError(.invalidFile, setting: setting, "\(error)")
             }
-            let key = fcm.caFile ?? ""
-            let transport = transports[key] ?? HTTPTransport(
-                configuration: HTTPTransportConfiguration(name: "fcm", maxConcurrentStreams: streams, caFile: fcm.caFile), logger: logger)
-            transports[key] = transport
-            clients[app] = FCMClient(app: app, account: account, endpoint: fcm.endpoint, transport: transport)
+            return FCMClient(app: app, account: account, endpoint: fcm.endpoint, transport: transport(fcm.caFile))
         }
-        self.clients = clients
-        self.transports = Array(transports.values)
-    }
-
-    /// Sends `request` with its app's client.
-    public func send(_ request: DispatchRequest) async -> SendResult {
-        guard let client = clients[request.app] else {
-            return .failed(code: "NOT_CONFIGURED", reason: "app \(request.app) has no fcm settings")
-        }
-        return await client.send(request)
     }
 }

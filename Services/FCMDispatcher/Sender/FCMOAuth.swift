@@ -1,11 +1,12 @@
 import _CryptoExtras
 import Crypto
+import DispatchKit
 import Foundation
 import HeraldCrypto
-import HTTPTransport
 
-/// The service-account flow of Google OAuth 2.0: an RS256-signed JWT (`kid`, `iss`, `scope`,
-/// `aud` = `token_uri`, `iat`, `exp` one hour later) exchanged at `token_uri` for an access token.
+/// The service-account grant of Google OAuth 2.0 (RFC 7523): an RS256-signed JWT (`kid`,
+/// `iss`, `scope`, `aud` = `token_uri`, `iat`, `exp` one hour later) exchanged at `token_uri`
+/// for an access token.
 public enum FCMOAuth {
     public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
@@ -28,25 +29,10 @@ public enum FCMOAuth {
         return input + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
-    /// Exchanges a fresh assertion for an access token and its lifetime in seconds.
-    public static func fetchToken(for account: FCMServiceAccount, transport: HTTPTransport) async throws -> (token: String, lifetime: TimeInterval) {
-        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + (try assertion(for: account))
-        let response = try await transport.send(HTTPRequest(
-            method: "POST", url: account.tokenUri,
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(form.utf8), timeout: .seconds(10)))
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        guard response.status == 200, let token = object?["access_token"] as? String, !token.isEmpty else {
-            let detail = object?["error_description"] as? String ?? object?["error"] as? String ?? String(decoding: response.body.prefix(200), as: UTF8.self)
-            throw FCMOAuthError(status: response.status, detail: detail)
-        }
-        let lifetime = (object?["expires_in"] as? Double) ?? (object?["expires_in"] as? String).flatMap(Double.init) ?? 3600
-        return (token, lifetime)
+    /// Exchanges a fresh assertion for an access token at `endpoint` (the account's `token_uri`).
+    public static func requestToken(for account: FCMServiceAccount, at endpoint: OAuthTokenEndpoint) async throws -> AccessToken {
+        try await endpoint.requestToken(form: OAuthTokenEndpoint.form([
+            ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", try assertion(for: account)),
+        ]))
     }
-}
-
-/// The token endpoint refused (wrong key, clock skew, revoked account).
-public struct FCMOAuthError: Error, Sendable, CustomStringConvertible {
-    public var status: Int
-    public var detail: String
-    public var description: String { "OAuth token request failed with \(status): \(detail)" }
 }

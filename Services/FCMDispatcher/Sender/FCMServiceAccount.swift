@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// The fields of a Google service-account JSON file that FCM's OAuth needs.
 public struct FCMServiceAccount: Decodable, Sendable, Hashable {
@@ -35,20 +36,28 @@ public struct FCMServiceAccount: Decodable, Sendable, Hashable {
         tokenUri = try c.decode(String.self, forKey: .tokenUri)
     }
 
-    /// Reads and checks the file at `path`.
-    public static func load(path: String) throws -> FCMServiceAccount {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FCMConfigurationError("cannot read the service-account file \(path)")
-        }
+    /// Reads and checks the file at `path`; throws `ConfigurationError` naming `setting`.
+    public static func load(path: String, setting: String = "fcm.serviceAccountFile") throws -> FCMServiceAccount {
+        let data = try SecretFile.data(path, setting: setting)
         do {
             return try JSONDecoder().decode(FCMServiceAccount.self, from: data)
         } catch {
-            throw FCMConfigurationError("\(path) is not a service-account JSON file: \(error)")
+            throw ConfigurationError(.invalidFile, setting: setting, "\(path) is not a service-account JSON file: \(Self.describe(error))")
+        }
+    }
+
+    /// Where a decoding error is, without quoting the file (it holds a private key).
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "no \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            context.codingPath.isEmpty ? "not JSON" : "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default: "unreadable"
         }
     }
 }
 
-/// An FCM setting that cannot work (unreadable service account, bad key).
+/// An FCM setting that cannot work (a private key that is not RSA in PEM).
 public struct FCMConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }

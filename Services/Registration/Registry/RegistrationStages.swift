@@ -61,11 +61,16 @@ public enum RegistrationStages {
             let result = try await store.revoke(revocation)
             let reason: String
             switch result {
-            case .removed(let deviceId): reason = "device \(deviceId) removed: \(revocation.reason)"
-            case .renewed(let deviceId): reason = "device \(deviceId) kept: registered again after the failed send"
-            case .unknown: reason = "no device has this token"
+            case .removed(let deviceId):
+                reason = "device \(deviceId) removed: \(revocation.reason)"
+                revocationCounters.removed.increment()
+            case .renewed(let deviceId):
+                reason = "device \(deviceId) kept: registered again after the failed send"
+                revocationCounters.renewed.increment()
+            case .unknown:
+                reason = "no device has this token"
+                revocationCounters.unknown.increment()
             }
-            Counter(label: "herald_registration_revocations_total", dimensions: [("result", "\(result)".prefix(while: { $0 != "(" }).description)]).increment()
             return [try .outcome(Outcome(
                 deliveryId: revocation.deliveryId ?? "revoke:\(revocation.token.prefix(16))", eventId: revocation.eventId ?? revocation.messageId,
                 app: revocation.app, status: .revoked, reason: reason, providerCode: revocation.reason, at: Date()), to: routes.outcomes)]
@@ -82,3 +87,10 @@ public enum RegistrationStages {
         }
     }
 }
+
+/// `herald_registration_revocations_total` by result, made once.
+private let revocationCounters = (
+    removed: Counter(label: "herald_registration_revocations_total", dimensions: [("result", "removed")]),
+    renewed: Counter(label: "herald_registration_revocations_total", dimensions: [("result", "renewed")]),
+    unknown: Counter(label: "herald_registration_revocations_total", dimensions: [("result", "unknown")])
+)

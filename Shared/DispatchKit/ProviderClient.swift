@@ -1,0 +1,29 @@
+import HeraldModel
+
+/// A provider adapter for one app: builds the provider's requests from deliveries and reads
+/// its answers. It takes a batch of deliveries (all of its app) and returns one result per
+/// delivery, in order, so a provider that sends many tokens in one request (Push Kit
+/// multicast) and one that sends a request per token fit the same dispatcher.
+public protocol ProviderClient: Sendable {
+    func send(_ batch: [DispatchRequest]) async -> [SendResult]
+}
+
+/// A provider that takes one delivery per request (FCM, webhooks): a batch is sent
+/// concurrently, a request per delivery.
+public protocol UnicastProviderClient: ProviderClient {
+    func send(_ request: DispatchRequest) async -> SendResult
+}
+
+extension UnicastProviderClient {
+    public func send(_ batch: [DispatchRequest]) async -> [SendResult] {
+        if batch.count == 1 { return [await send(batch[0])] }
+        return await withTaskGroup(of: (Int, SendResult).self) { group in
+            for (index, request) in batch.enumerated() {
+                group.addTask { (index, await self.send(request)) }
+            }
+            var results = [SendResult?](repeating: nil, count: batch.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+}

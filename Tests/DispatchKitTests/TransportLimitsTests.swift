@@ -1,0 +1,89 @@
+import DispatchKit
+import Foundation
+import HeraldTestSupport
+import HTTPTransport
+import Testing
+
+/// What keeps one HTTP transport usable for many tenants' endpoints.
+@Suite("HTTP transport limits")
+struct TransportLimitsTests {
+    /// A `send` to `/send` of `provider`'s with the given tokens, timed.
+    func send(_ transport: HTTPTransport, to provider: FakeProvider, _ token: String) async -> (Result<HTTPResponse, HTTPTransportError>, Duration) {
+        let started = ContinuousClock.now
+        do {
+            let response = try await transport.send(HTTPRequest(
+                method: "POST", url: provider.url + "/send", headers: [("Authorization", "Bearer none")],
+                body: Data(#"{"tokens":["\#(token)"]}"#.utf8)))
+            return (.success(response), .now - started)
+        } catch {
+            return (.failure(error as! HTTPTransportError), .now - started)
+        }
+    }
+
+    @Test("a slow host cannot take every slot: another host's request goes first")
+    func perHostLimit() async throws {
+        let slow = try await FakeProvider.start()
+        let fast = try await FakeProvider.start()
+        // The fake answers 401 at once to an unknown access token: the slow host's requests
+        // carry a valid one, so they reach the slow answer.
+        _ = slow.token(form: "client_secret=good")
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+            name: "limits", maxConcurrentStreams: 8, maxConcurrentRequests: 4, maxRequestsPerHost: 2))
+        let slowRequests = (0..<6).map { _ in HTTPRequest(
+            method: "POST", url: slow.url + "/send", headers: [("Authorization", "Bearer access-1")],
+            body: Data(#"{"tokens":["slow-1"]}"#.utf8)) }
+        async let slowDone: [Int] = withTaskGroup(of: Int.self) { group in
+            for request in slowRequests { group.addTask { (try? await transport.send(request))?.status ?? 0 } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let (fastResult, fastTime) = await send(transport, to: fast, "ok-1")
+        #expect((try? fastResult.get())?.status == 401, "the fast host answered")
+        #expect(fastTime < .milliseconds(900), "it did not wait behind the slow host's queue (took \(fastTime))")
+        #expect(await slowDone == [Int](repeating: 200, count: 6))
+        await transport.close()
+        await slow.stop()
+        await fast.stop()
+    }
+
+    @Test("a request that waits too long for a slot fails as overloaded")
+    func queueWait() async throws {
+        let provider = try await FakeProvider.start()
+        _ = provider.token(form: "client_secret=good")
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+            name: "limits", maxRequestsPerHost: 1, maxQueueWait: .milliseconds(300)))
+        let slow = HTTPRequest(method: "POST", url: provider.url + "/send", headers: [("Authorization", "Bearer access-1")], body: Data(#"{"tokens":["slow-1"]}"#.utf8))
+        async let first = try? transport.send(slow)
+        try await Task.sleep(for: .milliseconds(100))
+        let (second, _) = await send(transport, to: provider, "ok-2")
+        guard case .failure(let error) = second else { Issue.record("the second request got a slot"); return }
+        #expect(error.reason == .overloaded)
+        #expect(await first?.status == 200)
+        await transport.close()
+        await provider.stop()
+    }
+
+    @Test("a response body over the cap is not read, and fails the request")
+    func bodyCap() async throws {
+        let provider = try await FakeProvider.start()
+        _ = provider.token(form: "client_secret=good")
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "limits", maxResponseBodyBytes: 16 * 1024))
+        let big = HTTPRequest(method: "POST", url: provider.url + "/send", headers: [("Authorization", "Bearer access-1")], body: Data(#"{"tokens":["big-1"]}"#.utf8))
+        await #expect {
+            _ = try await transport.send(big)
+        } throws: { ($0 as? HTTPTransportError)?.reason == .responseTooLarge }
+        let small = HTTPRequest(method: "POST", url: provider.url + "/send", headers: [("Authorization", "Bearer access-1")], body: Data(#"{"tokens":["ok-1"]}"#.utf8))
+        #expect(try await transport.send(small).status == 200, "the transport goes on")
+        await transport.close()
+        await provider.stop()
+    }
+
+    @Test("a closed transport refuses new requests")
+    func closed() async throws {
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "limits"))
+        await transport.close()
+        await #expect {
+            _ = try await transport.send(HTTPRequest(url: "http://127.0.0.1:1/"))
+        } throws: { ($0 as? HTTPTransportError)?.reason == .shutdown }
+    }
+}
