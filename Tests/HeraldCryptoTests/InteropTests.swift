@@ -6,10 +6,9 @@ import HeraldTestSupport
 import Testing
 
 /// Herald against independent implementations: Python's `http_ece` for RFC 8291 and
-/// `joserfc` for JWE, both from PyPI (`Interop/requirements.txt`). The test command installs
+/// `joserfc` for JWE, both from PyPI (`Tests/Interop/requirements.txt`). The test command installs
 /// them in `.build/python`; elsewhere set `HERALD_PYTHON` to a Python that has them.
-@Suite(.enabled(if: PythonInterop.isAvailable || ProcessInfo.processInfo.environment["CI"] != nil,
-                "needs a Python with http_ece and joserfc: run scripts/test, or set HERALD_PYTHON"))
+@Suite(.enabled(if: PythonChecker.shouldRun, "needs a Python with http_ece and joserfc: run scripts/test, or set HERALD_PYTHON"))
 struct InteropTests {
     static let plaintext = Data(#"{"event":"e-1","herald":"1","kind":"email.received","subject":"Grüße — 🎉"}"#.utf8)
 
@@ -59,27 +58,9 @@ struct InteropTests {
 
 /// Runs `Interop/interop.py` with one JSON request and returns its JSON reply.
 enum PythonInterop {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop")
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var python: String? {
-        if let configured = ProcessInfo.processInfo.environment["HERALD_PYTHON"], !configured.isEmpty { return configured }
-        let local = packageRoot.appendingPathComponent(".build/python/bin/python3").path
-        return FileManager.default.isExecutableFile(atPath: local) ? local : nil
-    }
-
-    static var isAvailable: Bool { python != nil }
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/interop.py").path
 
     static func run(_ request: [String: Any]) async throws -> [String: Any] {
-        guard let python else { throw TestFailure("no Python with http_ece and joserfc: run scripts/test or set HERALD_PYTHON") }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: request).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let (status, output) = try await runCommand(python, [folder.appendingPathComponent("interop.py").path, file.path])
-        guard status == 0, let last = output.split(separator: "\n").last,
-              let reply = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else {
-            throw TestFailure("interop.py failed (\(status)): \(output)")
-        }
-        return reply
+        try await PythonChecker.run(script, request)
     }
 }

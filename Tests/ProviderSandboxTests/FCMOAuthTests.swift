@@ -59,7 +59,7 @@ struct AnySendable: Sendable, CustomStringConvertible {
 let claimCases: [([String: AnySendable], String)] = {
     let now = Int(Date().timeIntervalSince1970)
     return [
-        (["scope": AnySendable(value: "https://www.googleapis.com/auth/cloud-platform")], "invalid_scope"),
+        (["scope": AnySendable(value: "https://www.googleapis.com/auth/datastore https://www.googleapis.com/auth/firebase")], "invalid_scope"),
         (["aud": AnySendable(value: "https://example.com/token")], "invalid_grant"),
         (["exp": AnySendable(value: now + 7200)], "invalid_grant"),
         (["iat": AnySendable(value: now - 7200), "exp": AnySendable(value: now - 3700)], "invalid_grant"),

@@ -6,7 +6,12 @@ import Foundation
 /// RS256 signature by a known service account, `iss`, `scope`, `aud`, `iat` and
 /// `exp` ≤ `iat` + 1 h, not expired.
 struct JWTBearerVerifier: Sendable {
-    static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    /// The scopes FCM's `messages:send` accepts (either one). A grant may ask for others
+    /// beside them, as Google's Admin SDKs do; a grant with neither is refused.
+    static let fcmScopes: Set<String> = [
+        "https://www.googleapis.com/auth/firebase.messaging",
+        "https://www.googleapis.com/auth/cloud-platform",
+    ]
 
     /// The accounts whose signatures are accepted, by client email.
     let accounts: [String: (account: ServiceAccount, key: _RSA.Signing.PublicKey)]
@@ -44,7 +49,7 @@ struct JWTBearerVerifier: Sendable {
         let valid = known.key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signingInput, padding: .insecurePKCS1v1_5)
         guard valid else { throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.") }
         let scopes = (claims["scope"] as? String)?.split(separator: " ").map(String.init) ?? []
-        guard scopes.contains(Self.scope) else {
+        guard !Self.fcmScopes.isDisjoint(with: scopes) else {
             throw Refusal(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
         }
         guard let audience = claims["aud"] as? String, audiences().contains(audience) else {

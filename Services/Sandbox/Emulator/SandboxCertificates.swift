@@ -4,7 +4,9 @@ import SwiftASN1
 import X509
 
 /// A throwaway certificate authority and a server certificate it signed, so the sandbox can
-/// serve HTTPS with HTTP/2 and clients can trust it through one CA file.
+/// serve HTTPS with HTTP/2 and clients can trust it through one CA file. Both carry key
+/// identifiers (subject, and authority on the server's), which strict verifiers (OpenSSL's
+/// X509_STRICT, as Python 3.13 and urllib3 2 use) require.
 public struct SandboxCertificates: Sendable {
     /// The CA certificate (PEM): what clients trust.
     public let caPEM: String
@@ -21,14 +23,17 @@ public struct SandboxCertificates: Sendable {
             OrganizationName("Herald")
             CommonName("Herald sandbox CA")
         }
+        let caPublicKey = Certificate.PublicKey(caKey.publicKey)
+        let caKeyId = SubjectKeyIdentifier(hash: caPublicKey)
         let ca = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(caKey.publicKey),
+            publicKey: caPublicKey,
             notValidBefore: now - 3600, notValidAfter: now + validity,
             issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                caKeyId
             },
             issuerPrivateKey: Certificate.PrivateKey(caKey))
 
@@ -41,9 +46,10 @@ public struct SandboxCertificates: Sendable {
                 names.append(.dnsName(host))
             }
         }
+        let serverPublicKey = Certificate.PublicKey(serverKey.publicKey)
         let server = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(serverKey.publicKey),
+            publicKey: serverPublicKey,
             notValidBefore: now - 3600, notValidAfter: now + validity,
             issuer: caName, subject: try DistinguishedName { CommonName(hostnames.first ?? "localhost") },
             signatureAlgorithm: .ecdsaWithSHA256,
@@ -52,6 +58,8 @@ public struct SandboxCertificates: Sendable {
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
                 SubjectAlternativeNames(names)
+                SubjectKeyIdentifier(hash: serverPublicKey)
+                AuthorityKeyIdentifier(keyIdentifier: caKeyId.keyIdentifier)
             },
             issuerPrivateKey: Certificate.PrivateKey(caKey))
         return SandboxCertificates(
