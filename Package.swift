@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -73,7 +74,7 @@ let package = Package(
         .target(
             name: "DispatchKit",
             dependencies: [
-                "HeraldModel", "Messaging", "ServiceKit",
+                "HeraldModel", "Messaging", "ServiceKit", "HTTPTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -158,8 +159,9 @@ let package = Package(
         .target(
             name: "Messaging",
             dependencies: [
-                "CRabbitMQ", "HeraldModel",
+                "CRabbitMQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -201,7 +203,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MessagingBenchmark",
-            dependencies: ["Messaging", "HeraldModel"],
+            dependencies: ["Messaging"],
             path: "Benchmarks/MessagingBenchmark"
         ),
         .target(
@@ -325,8 +327,19 @@ let package = Package(
             path: "Tests/FCMDispatcherTests"
         ),
         .testTarget(
+            name: "DispatchKitTests",
+            dependencies: [
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/DispatchKitTests"
+        ),
+        .testTarget(
             name: "MessagingTests",
-            dependencies: ["Messaging", "HeraldModel", "HeraldTestSupport"],
+            dependencies: ["Messaging", "HeraldTestSupport"],
             path: "Tests/MessagingTests"
         ),
         .testTarget(
@@ -342,15 +355,18 @@ let package = Package(
             name: "ProviderSandboxTests",
             dependencies: [
                 "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Payloads", "ProviderMessages", "HeraldCrypto",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Tests/ProviderSandboxTests"
+            path: "Tests/ProviderSandboxTests",
+            exclude: ["Interop"]
         ),
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "Messaging", "HeraldModel", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto",
+                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

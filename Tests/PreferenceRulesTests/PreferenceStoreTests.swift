@@ -59,9 +59,9 @@ struct PreferenceCommandTests {
         let server = CommandServer(queue: queue, runtime: harness.runtime, handler: commands.handle)
         try await harness.run([server], collecting: []) { _ in
             try await eventually("the server to be ready") { harness.runtime.readiness.isReady }
-            let client = RPCClient(configuration: TestBroker.configuration("prefcommands-client"))
+            let client = try await TestBroker.connectedRPCClient("prefcommands-client")
             func call(_ command: PreferenceCommand) async throws -> PreferenceReply {
-                try await client.call(command, type: PreferenceCommand.contractName, queue: queue.name, expecting: PreferenceReply.self)
+                try await client.call(command, type: PreferenceCommand.contractName, queue: queue.name, expecting: PreferenceReply.self, timeout: TestBroker.rpcTimeout)
             }
             #expect(try await call(.setUser(app: "chat", userId: "u1", preferences: UserPreferences(enabled: false, mutedKinds: ["member.joined"]))).user
                     == UserPreferences(enabled: false, mutedKinds: ["member.joined"]))
@@ -73,7 +73,7 @@ struct PreferenceCommandTests {
             await #expect(throws: CommandError(code: "invalid-userId", detail: "userId must be 1 to 256 bytes")) {
                 _ = try await call(.getUser(app: "chat", userId: ""))
             }
-            let reply = try await client.call(queue: queue.name, type: PreferenceCommand.contractName, body: Data(#"{"nope":{}}"#.utf8))
+            let reply = try await client.call(queue: queue.name, type: PreferenceCommand.contractName, body: Data(#"{"nope":{}}"#.utf8), timeout: TestBroker.rpcTimeout)
             #expect(reply.properties.type == CommandError.contractName)
             #expect(try HeraldJSON.decode(CommandError.self, from: reply.body).code == "invalid-command")
             await client.close()

@@ -31,11 +31,11 @@ struct CommandServerTests {
         try await eventually("the command server to be ready") { runtime.readiness.isReady }
         #expect(runtime.readiness.evaluate().map(\.name).contains("commands:\(queue.name)"))
 
-        let client = RPCClient(configuration: TestBroker.configuration("commands-client"))
-        let found = try await client.call(Lookup(deviceId: "d1"), type: "test.lookup.v1", queue: queue.name, expecting: Found.self)
+        let client = try await TestBroker.connectedRPCClient("commands-client")
+        let found = try await client.call(Lookup(deviceId: "d1"), type: "test.lookup.v1", queue: queue.name, expecting: Found.self, timeout: TestBroker.rpcTimeout)
         #expect(found.deviceId == "d1" && found.platform == .fcm)
         await #expect(throws: CommandError(code: "device-not-found", detail: "no device d2", status: 404)) {
-            _ = try await client.call(Lookup(deviceId: "d2"), type: "test.lookup.v1", queue: queue.name, expecting: Found.self)
+            _ = try await client.call(Lookup(deviceId: "d2"), type: "test.lookup.v1", queue: queue.name, expecting: Found.self, timeout: TestBroker.rpcTimeout)
         }
 
         await group.triggerGracefulShutdown()

@@ -2,6 +2,7 @@ import Foundation
 import HeraldModel
 import HeraldTestSupport
 import Messaging
+import ServiceKit
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -3,6 +3,7 @@ import Foundation
 import HeraldModel
 import HeraldTestSupport
 import Messaging
+import ServiceKit
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
