@@ -19,6 +19,7 @@ public final class HTTPTransport: Service, Sendable {
     private let logger: Logger
     private let metrics: TransportMetrics
     private let stopped = Gate()
+    private let inFlight = Atomic<Int>(0)
 
     private struct State {
         var waiting: Deque<Transfer> = []
@@ -55,6 +56,9 @@ public final class HTTPTransport: Service, Sendable {
             multi.wakeUp()
         }
     }
+
+    /// Requests sent and not yet answered, all hosts together.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Stops taking requests, finishes those already taken (each bounded by its timeout),
     /// and ends the thread.
@@ -151,6 +155,7 @@ public final class HTTPTransport: Service, Sendable {
                 }
             }
             metrics.inFlight.record(active)
+            inFlight.store(active, ordering: .relaxed)
             if stopping && active == 0 && waiting.count == 0 { break }
             multi.perform()
             while let (handle, result) = multi.nextDone() {

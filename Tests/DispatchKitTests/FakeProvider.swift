@@ -13,7 +13,7 @@ import Synchronization
 /// OAuth client-credentials token endpoint (`POST /token`, secret `good`), and a multicast
 /// send (`POST /send` with `{"tokens": [...]}`) that answers per token. Tokens say what
 /// happens: `ok-…` delivered, `dead-…` revoked, `busy-…` makes the whole request a 429
-/// with `Retry-After: 7`; `slow-…` answers after a second; `big-…` answers with 64 KiB.
+/// with `Retry-After: 7`; `slow-…` answers after three seconds; `big-…` answers with 64 KiB.
 final class FakeProvider: Sendable {
     struct State {
         var issued: [String] = []
@@ -83,7 +83,7 @@ final class FakeProvider: Sendable {
         guard accepted else { return (401, [], #"{"refused":"the access token is not valid"}"#) }
         let tokens = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["tokens"] as? [String] ?? []
         if tokens.contains(where: { $0.hasPrefix("busy-") }) { return (429, [("Retry-After", "7")], #"{"error":"slow down"}"#) }
-        if tokens.contains(where: { $0.hasPrefix("slow-") }) { try? await Task.sleep(for: .seconds(1)) }
+        if tokens.contains(where: { $0.hasPrefix("slow-") }) { try? await Task.sleep(for: .seconds(3)) }
         if tokens.contains(where: { $0.hasPrefix("big-") }) { return (200, [], String(repeating: "x", count: 64 * 1024)) }
         let results = tokens.map { #""\#($0)":"\#($0.hasPrefix("dead-") ? "dead" : "ok")""# }.joined(separator: ",")
         return (200, [], #"{"results":{\#(results)}}"#)

@@ -24,11 +24,15 @@ install_packages() {
     fi
 }
 
-# ensure_broker URL: makes sure a RabbitMQ node answers at URL's host and port, starting the
-# local node if none does. Sets started_node=1 when it started one (stop it with stop_broker).
+# ensure_broker URL [DIR]: makes sure a RabbitMQ node answers at URL's host and port, starting
+# the local node if none does, with its database and logs in DIR (kept), or in a temporary
+# folder removed when it stops (a throw-away node: nothing one run declares is there for the
+# next). Sets started_node=1 when it started one (stop it with stop_broker).
 started_node=0
+node_dir=""
+throwaway_node=0
 ensure_broker() {
-    local url="$1" hostport host port
+    local url="$1" dir="${2:-}" hostport host port
     hostport="${url#*@}"; hostport="${hostport%%/*}"
     host="${hostport%%:*}"; port="${hostport##*:}"; [ "$port" = "$host" ] && port=5672
     if tcp_answers "$host" "$port"; then
@@ -41,8 +45,16 @@ ensure_broker() {
     install_packages rabbitmq-server
     # A node may be booting already (the package's own service); give it a moment first.
     if ! as_root rabbitmqctl -q await_startup --timeout 5 >/dev/null 2>&1; then
-        log "starting a RabbitMQ node"
-        as_root rabbitmq-server -detached
+        if [ -n "$dir" ]; then
+            node_dir="$dir"
+            mkdir -p "$node_dir"
+        else
+            node_dir="$(mktemp -d /tmp/herald-rabbitmq.XXXXXX)"
+            throwaway_node=1
+        fi
+        as_root chown rabbitmq:rabbitmq "$node_dir" 2>/dev/null || true
+        log "starting a RabbitMQ node in $node_dir"
+        start_node "$node_dir"
         started_node=1
     fi
     local deadline=$((SECONDS + 120))
@@ -54,6 +66,22 @@ ensure_broker() {
     log "RabbitMQ is up"
 }
 
+# start_node DIR: the node as user rabbitmq, started with setpriv rather than the package's
+# wrapper: the wrapper goes through su, whose PAM session lowers the soft limit of open
+# files to 1,024, and the test suite's hundreds of connections and quorum queues exhaust
+# that (the broker then refuses logins and loses its tables). This keeps ours (at least
+# 65,536 where the hard limit allows).
+start_node() {
+    local dir="$1" limit
+    limit="$(ulimit -Hn)"
+    [ "$limit" = unlimited ] && limit=65536
+    [ "$limit" -gt 65536 ] && limit=65536
+    as_root sh -c "ulimit -n $limit; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq \
+        RABBITMQ_MNESIA_BASE='$dir/mnesia' RABBITMQ_LOG_BASE='$dir/log' \
+        setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups /usr/lib/rabbitmq/bin/rabbitmq-server -detached"
+}
+
 stop_broker() {
     as_root rabbitmqctl -q stop >/dev/null 2>&1 || true
+    if [ "$throwaway_node" -eq 1 ] && [ -n "$node_dir" ]; then as_root rm -rf "$node_dir"; fi
 }
