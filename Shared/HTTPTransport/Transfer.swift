@@ -28,12 +28,13 @@ final class Transfer: @unchecked Sendable {
         enqueuedAt = ContinuousClock.now
     }
 
-    /// `scheme://host:port` of `url`, lower-cased scheme and host left as given (cheap: no
-    /// URL parsing on the hot path).
+    /// `scheme://host:port` of `url`, as given (cheap: a scan of the UTF-8 bytes, no URL
+    /// parsing on the hot path).
     static func origin(of url: String) -> Substring {
-        guard let scheme = url.range(of: "://") else { return Substring(url) }
-        let rest = url[scheme.upperBound...]
-        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let authority = bytes.index(colon, offsetBy: 3, limitedBy: bytes.endIndex) else { return Substring(url) }
+        let end = bytes[authority...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
         return url[url.startIndex..<end]
     }
 
