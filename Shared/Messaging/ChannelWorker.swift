@@ -1,7 +1,6 @@
 import CRabbitMQ
 import DequeModule
 import Foundation
-
 import Logging
 import Metrics
 import Synchronization

@@ -1,5 +1,4 @@
 import Foundation
-
 import Logging
 
 /// A reply to a command: its contract type and JSON body.
