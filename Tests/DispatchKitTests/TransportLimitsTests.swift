@@ -61,7 +61,7 @@ struct TransportLimitsTests {
             name: "limits", maxRequestsPerHost: 1, maxQueueWait: .milliseconds(300)))
         let slow = HTTPRequest(method: "POST", url: provider.url + "/send", headers: [("Authorization", "Bearer access-1")], body: Data(#"{"tokens":["slow-1"]}"#.utf8))
         async let first = try? transport.send(slow)
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("the slow request to hold the host's one slot") { transport.requestsInFlight == 1 }
         let (second, _) = await send(transport, to: provider, "ok-2")
         guard case .failure(let error) = second else { Issue.record("the second request got a slot"); return }
         #expect(error.reason == .overloaded)

@@ -29,9 +29,6 @@ public final class Deadlines: Service, Sendable {
         }
     }
 
-    /// How many publishes wait for their confirm.
-    var waiting: Int { pending.withLock { $0.count } }
-
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
