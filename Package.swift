@@ -10,7 +10,7 @@ let services: [(product: String, target: String, path: String?)] = [
     ("herald-preferences", "Preferences", "Services/Preferences/Main"),
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
     ("herald-fcm", "FCMDispatcher", "Services/FCMDispatcher/Main"),
-    ("herald-hms", "HMSDispatcher", nil),
+    ("herald-hms", "HMSDispatcher", "Services/HMSDispatcher/Main"),
     ("herald-webhook", "WebhookDispatcher", nil),
     ("herald-sandbox", "Sandbox", "Services/Sandbox/Main"),
 ]
@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
+        .executable(name: "herald-hms-bench", targets: ["HMSBenchmark"]),
         .executable(name: "herald-registration-bench", targets: ["RegistrationBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
@@ -89,6 +90,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/FCMDispatcher/Sender"
+        ),
+        .target(
+            name: "HMSSender",
+            dependencies: [
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ProviderMessages", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/HMSDispatcher/Sender"
         ),
         .target(
             name: "HeraldModel",
@@ -230,6 +240,11 @@ let package = Package(
             path: "Benchmarks/FCMBenchmark"
         ),
         .executableTarget(
+            name: "HMSBenchmark",
+            dependencies: ["BenchmarkSupport", "HMSSender", "DispatchKit", "HTTPTransport", "HeraldModel"],
+            path: "Benchmarks/HMSBenchmark"
+        ),
+        .executableTarget(
             name: "PreferencesBenchmark",
             dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit"],
             path: "Benchmarks/PreferencesBenchmark"
@@ -327,6 +342,14 @@ let package = Package(
             path: "Tests/FCMDispatcherTests"
         ),
         .testTarget(
+            name: "HMSDispatcherTests",
+            dependencies: [
+                "HMSSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HMSDispatcherTests"
+        ),
+        .testTarget(
             name: "DispatchKitTests",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldTestSupport",
@@ -381,6 +404,7 @@ let package = Package(
                 + ($0.target == "Registration" ? ["Registry"] : [])
                 + ($0.target == "Gateway" ? ["GatewayAPI"] : [])
                 + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
+                + ($0.target == "HMSDispatcher" ? ["HMSSender", "DispatchKit"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )

@@ -27,34 +27,6 @@ let streams = arguments.count > 4 ? Int(arguments[4]) ?? 100 : 100
 let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "fcm", maxConcurrentStreams: streams, maxConnectionsPerHost: 1, caFile: arguments[2]))
 let client = FCMClient(app: "bench", account: account, endpoint: endpoint, transport: transport)
 
-/// Latencies in buckets of 100 µs up to 1 s (the last bucket holds the rest).
-struct Histogram {
-    var buckets = [UInt32](repeating: 0, count: 10_001)
-    mutating func record(_ duration: Duration) {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        buckets[min(10_000, Int(micros / 100))] += 1
-    }
-    mutating func merge(_ other: Histogram) {
-        for index in buckets.indices { buckets[index] += other.buckets[index] }
-    }
-    func percentile(_ p: Double) -> Double {
-        let count = buckets.reduce(0) { $0 + Int($1) }
-        var seen = 0
-        for (index, value) in buckets.enumerated() {
-            seen += Int(value)
-            if Double(seen) >= p * Double(count) { return Double(index + 1) / 10 }
-        }
-        return 1000
-    }
-}
-
-/// Resident memory of this process, in MiB.
-func residentMiB() -> Double {
-    let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-    let pages = Double(statm.split(separator: " ").dropFirst().first ?? "0") ?? 0
-    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-}
-
 let issued = Atomic<Int>(0)
 let failures = Atomic<Int>(0)
 let rssAt100k = Mutex<Double?>(nil)
@@ -63,10 +35,10 @@ _ = await client.send(DispatchRequest(deliveryId: "warm", eventId: "warm", app: 
 let rssStart = residentMiB()
 let clock = ContinuousClock()
 let started = clock.now
-let histogram = await withTaskGroup(of: Histogram.self) { group in
+let histogram = await withTaskGroup(of: LatencyHistogram.self) { group in
     for worker in 0..<streams {
         group.addTask {
-            var local = Histogram()
+            var local = LatencyHistogram()
             while true {
                 let n = issued.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard n < total else { break }
@@ -82,7 +54,7 @@ let histogram = await withTaskGroup(of: Histogram.self) { group in
             return local
         }
     }
-    var merged = Histogram()
+    var merged = LatencyHistogram()
     for await local in group { merged.merge(local) }
     return merged
 }

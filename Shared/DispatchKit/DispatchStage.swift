@@ -62,6 +62,9 @@ public enum DispatchStage {
         case .failed(let code, let reason):
             count(platform, "failed")
             return [try .outcome(Outcome(request: request, status: .failed, reason: reason, providerCode: code, at: now), to: routes.outcomes)]
+        case .expired(let code, let reason):
+            count(platform, "expired")
+            return [try .outcome(Outcome(request: request, status: .expired, reason: reason, providerCode: code, at: now), to: routes.outcomes)]
         case .revoked(let code, let reason):
             count(platform, "revoked")
             let revocation = TokenRevoked(

@@ -10,4 +10,7 @@ public enum SendResult: Sendable, Hashable {
     case failed(code: String, reason: String)
     /// The token is dead: revoke it.
     case revoked(code: String, reason: String)
+    /// The provider says the message's time to live is over (Push Kit `80100004`): the
+    /// delivery is pointless now, and the registration stays.
+    case expired(code: String, reason: String)
 }

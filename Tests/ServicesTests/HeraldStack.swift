@@ -10,8 +10,8 @@ import FoundationNetworking
 #endif
 
 /// The whole pipeline as real processes on the test broker: herald-registration,
-/// herald-preferences, herald-encryption, one or more herald-fcm and herald-gateway, sending
-/// to a provider sandbox. Each stack has its own app and API key; it talks to it only
+/// herald-preferences, herald-encryption, one or more herald-fcm and herald-hms, and
+/// herald-gateway, sending to a provider sandbox (its FCM and its Push Kit). Each stack has its own app and API key; it talks to it only
 /// through the gateway's HTTP API, as an upstream system and an app would.
 final class HeraldStack: Sendable {
     let sandbox: TestSandbox
@@ -19,16 +19,17 @@ final class HeraldStack: Sendable {
     let key: String
     let services: [ServiceProcess]
     let dispatchers: [ServiceProcess]
+    let hmsDispatchers: [ServiceProcess]
     let gateway: ServiceProcess
 
     /// Herald's queues this stack's services consume; emptied first, so no earlier test's
     /// leftovers reach them.
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
-        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
+        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.dispatchHMS, HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
     ]
 
-    static func start(dispatchers count: Int = 1) async throws -> HeraldStack {
+    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
         let key = "key-\(UUID().uuidString)"
@@ -43,6 +44,13 @@ final class HeraldStack: Sendable {
                   serviceAccountFile: \(sandbox.serviceAccountFile)
                   endpoint: \(sandbox.endpoint)
                   caFile: \(sandbox.caFile)
+                hms:
+                  appId: "\(sandbox.running.sandbox.demoHMSClient!.clientId)"
+                  clientId: "\(sandbox.running.sandbox.demoHMSClient!.clientId)"
+                  clientSecretFile: \(sandbox.directory.appendingPathComponent("hms-client-secret").path)
+                  endpoint: \(sandbox.endpoint)
+                  tokenEndpoint: \(sandbox.endpoint)/oauth2/v3/token
+                  caFile: \(sandbox.caFile)
             """.utf8).write(to: config)
         // Declared before the purge: a fresh broker has none of Herald's queues yet.
         try await TestBroker.admin.declare(HeraldTopology.all)
@@ -54,8 +62,13 @@ final class HeraldStack: Sendable {
                 services.append(try ServiceProcess(name, environment: environment))
             }
             let dispatchers = try (0..<count).map { _ in try ServiceProcess("herald-fcm", environment: environment) }
+            services += dispatchers
+            let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
+            services += hmsDispatchers
             let gateway = try ServiceProcess("herald-gateway", environment: environment)
-            let stack = HeraldStack(sandbox: sandbox, app: app, key: key, services: services + dispatchers + [gateway], dispatchers: dispatchers, gateway: gateway)
+            let stack = HeraldStack(
+                sandbox: sandbox, app: app, key: key, services: services + [gateway], dispatchers: dispatchers,
+                hmsDispatchers: hmsDispatchers, gateway: gateway)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -65,12 +78,16 @@ final class HeraldStack: Sendable {
         }
     }
 
-    private init(sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess], gateway: ServiceProcess) {
+    private init(
+        sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess],
+        hmsDispatchers: [ServiceProcess], gateway: ServiceProcess
+    ) {
         self.sandbox = sandbox
         self.app = app
         self.key = key
         self.services = services
         self.dispatchers = dispatchers
+        self.hmsDispatchers = hmsDispatchers
         self.gateway = gateway
     }
 
@@ -114,9 +131,9 @@ final class HeraldStack: Sendable {
         return answer.json
     }
 
-    /// What the sandbox accepted for `token`, as FCM messages.
-    func received(_ token: String) -> [[String: Any]] {
-        sandbox.state.messages(provider: "fcm", token: token).map(\.message)
+    /// What the sandbox accepted for `token`, as messages of `provider`.
+    func received(_ token: String, provider: String = "fcm") -> [[String: Any]] {
+        sandbox.state.messages(provider: provider, token: token).map(\.message)
     }
 
     /// Each delivery's latest status for an event, from `GET /events/{eventId}`.

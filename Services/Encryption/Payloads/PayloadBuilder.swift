@@ -82,7 +82,7 @@ public struct PayloadBuilder: Sendable {
     private func fits(_ request: DispatchRequest, now: Date) -> Bool {
         switch request.platform {
         case .fcm: FCMMessage.dataSize(request.data) <= FCMMessage.dataLimit
-        case .hms: HMSMessage(request, now: now).bodyByteCount <= HMSMessage.bodyLimit
+        case .hms: HMSMessage.largestBodyByteCount(request, now: now) <= HMSMessage.bodyLimit
         case .webhook: true
         }
     }

@@ -68,7 +68,7 @@ struct FCMEmulator: Sendable {
         if state.injectedUnavailability() {
             return failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }
-        if case .token(let token) = valid.target, let rule, let failure = rule.failure,
+        if case .token(let token) = valid.target, let rule, let failure = rule.failure, failure.appliesToFCM,
            state.failureApplies(rule, provider: "fcm", token: token) {
             return self.failure(for: failure, retryAfter: rule.retryAfterSeconds).delayed(by: delay)
         }
@@ -107,6 +107,8 @@ struct FCMEmulator: Sendable {
             self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL", outcome: "internal")
         case .ttlExpired:
             self.failure(400, "INVALID_ARGUMENT", "The message's time to live is over.", errorCode: "INVALID_ARGUMENT", outcome: "invalid_argument", field: "message.android.ttl")
+        case .tooMany:
+            self.failure(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL", outcome: "internal")
         case .quota:
             self.failure(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Send requests' of service 'fcm.googleapis.com'.", errorCode: "QUOTA_EXCEEDED", outcome: "quota_exceeded", retryAfter: retryAfter)
         }

@@ -2,7 +2,9 @@ import Foundation
 
 /// Huawei Push Kit v1 as the sandbox plays it: the client-credentials token endpoint and
 /// `messages:send` with 1 … 1000 tokens, answering with Push Kit's result codes, including
-/// `80100000` with the illegal tokens listed when only some tokens are bad.
+/// `80100000` with the illegal tokens listed when only some tokens are bad. Every request that
+/// gets past authentication and validation is recorded with its token list and code
+/// (`SandboxState.sendRequests`), so multicast is visible.
 struct HMSEmulator: Sendable {
     /// A client the sandbox knows: its id (also the app id it may send for) and secret.
     struct Client: Sendable, Hashable, Codable {
@@ -85,9 +87,19 @@ struct HMSEmulator: Sendable {
 
         let rules = tokens.map { TokenRule(token: $0) }
         for token in tokens { state.countAttempt(provider: "hms", token: token) }
+        let requestId = String(state.nextSequence())
+        let now = Date()
+        /// Answers and records the request with its tokens and code.
+        func answered(_ status: Int, _ code: String, _ text: String, outcome: String, retryAfter: Int? = nil) -> SandboxReply {
+            state.record(SandboxState.SendRequest(requestId: requestId, provider: "hms", app: appId, tokens: tokens, code: code, receivedAt: now))
+            return answer(status, code, text, outcome: outcome, retryAfter: retryAfter, requestId: requestId)
+        }
         let delay = state.currentFaults.latencyMilliseconds + (rules.map(\.delayMilliseconds).max() ?? 0)
+        if let limit = rules.compactMap({ rule -> Int? in if case .tooMany(let limit) = rule.failure { limit } else { nil } }).min(), tokens.count > limit {
+            return answered(400, "80300010", "The number of tokens in the message body exceeds the default value (\(limit))", outcome: "too_many_tokens").delayed(by: delay)
+        }
         if state.injectedUnavailability() {
-            return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
+            return answered(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }
         // Request-wide failures: any token asking for one makes the whole request fail.
         for (token, rule) in zip(tokens, rules) {
@@ -95,18 +107,18 @@ struct HMSEmulator: Sendable {
             switch failure {
             case .unavailable, .quota:
                 if state.failureApplies(rule, provider: "hms", token: token) {
-                    return answer(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: rule.retryAfterSeconds).delayed(by: delay)
+                    return answered(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: rule.retryAfterSeconds).delayed(by: delay)
                 }
             case .internal, .unspecified:
                 if state.failureApplies(rule, provider: "hms", token: token) {
-                    return answer(500, "81000001", "System internal error", outcome: "internal").delayed(by: delay)
+                    return answered(500, "81000001", "System internal error", outcome: "internal").delayed(by: delay)
                 }
             case .authServiceFailed:
                 if state.failureApplies(rule, provider: "hms", token: token) {
-                    return answer(500, "80600003", "Request OAuth service failed", outcome: "oauth_service_failed").delayed(by: delay)
+                    return answered(500, "80600003", "Request OAuth service failed", outcome: "oauth_service_failed").delayed(by: delay)
                 }
             case .ttlExpired:
-                return answer(400, "80100004", "The message expiration time is earlier than the current time", outcome: "ttl_expired").delayed(by: delay)
+                return answered(400, "80100004", "The message expiration time is earlier than the current time", outcome: "ttl_expired").delayed(by: delay)
             default:
                 continue
             }
@@ -118,22 +130,22 @@ struct HMSEmulator: Sendable {
             }
         }.map(\.0)
         if !tokens.isEmpty, illegal.count == tokens.count {
-            return answer(400, "80300007", "All the tokens are invalid", outcome: "all_tokens_invalid").delayed(by: delay)
+            return answered(400, "80300007", "All the tokens are invalid", outcome: "all_tokens_invalid").delayed(by: delay)
         }
-        let accepted = tokens.filter { !illegal.contains($0) }
+        let illegalSet = Set(illegal)
+        let accepted = tokens.filter { !illegalSet.contains($0) }
         if !validateOnly {
-            let now = Date()
             let recipients = tokens.isEmpty ? [(message["topic"] as? String).map { "/topics/\($0)" } ?? (message["condition"] as? String ?? "")] : accepted
             for recipient in recipients {
-                state.accept(.init(id: UUID().uuidString, provider: "hms", app: appId, token: recipient, receivedAt: now, requestBody: body))
+                state.accept(.init(id: UUID().uuidString, provider: "hms", app: appId, token: recipient, receivedAt: now, requestBody: body, requestId: requestId))
             }
         }
         if !illegal.isEmpty {
             let detail = ["success": accepted.count, "failure": illegal.count, "illegal_tokens": illegal] as [String: Any]
             let text = String(decoding: (try? JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
-            return answer(200, "80100000", text, outcome: "partly_delivered").delayed(by: delay)
+            return answered(200, "80100000", text, outcome: "partly_delivered").delayed(by: delay)
         }
-        return answer(200, "80000000", "Success", outcome: validateOnly ? "validated" : "delivered").delayed(by: delay)
+        return answered(200, "80000000", "Success", outcome: validateOnly ? "validated" : "delivered").delayed(by: delay)
     }
 
     /// What is wrong with the message's fields, if anything.
@@ -158,10 +170,10 @@ struct HMSEmulator: Sendable {
         return nil
     }
 
-    private func answer(_ status: Int, _ code: String, _ message: String, outcome: String, retryAfter: Int? = nil) -> SandboxReply {
+    private func answer(_ status: Int, _ code: String, _ message: String, outcome: String, retryAfter: Int? = nil, requestId: String? = nil) -> SandboxReply {
         metrics.count(provider: "hms", endpoint: "send", outcome: outcome)
         return SandboxHTTP.json(
-            status, ["code": code, "msg": message, "requestId": String(state.nextSequence())],
+            status, ["code": code, "msg": message, "requestId": requestId ?? String(state.nextSequence())],
             headers: retryAfter.map(SandboxHTTP.retryAfter) ?? [], contentType: "application/json;charset=utf-8")
     }
 }

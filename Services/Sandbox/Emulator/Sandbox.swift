@@ -107,6 +107,7 @@ public final class Sandbox: Sendable {
             switch (request.method, segments[1]) {
             case ("GET", "messages"): return admin.messages(request)
             case ("DELETE", "messages"): return admin.clear()
+            case ("GET", "requests"): return admin.requests(request)
             case ("GET", "faults"): return admin.faults()
             case ("PUT", "faults"): return admin.setFaults(request)
             case ("DELETE", "faults"): return admin.resetFaults()
@@ -124,7 +125,7 @@ public final class Sandbox: Sendable {
     public static let routes: [(method: String, path: String)] = [
         ("POST", "/token"), ("POST", "/v1/projects/:project/messages:send"),
         ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
-        ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"),
+        ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"), ("GET", "/sandbox/requests"),
         ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
         ("GET", "/sandbox/credentials"), ("DELETE", "/sandbox/tokens"),
     ]

@@ -28,13 +28,33 @@ struct SandboxAdmin: Sendable {
         }
         let entries = sandbox.state.messages(provider: text("provider"), app: text("app"), token: text("token"), since: since, until: until, limit: limit)
         let list: [[String: Any]] = entries.map { entry in
-            [
+            var object: [String: Any] = [
                 "id": entry.id, "provider": entry.provider, "app": entry.app, "token": entry.token,
                 "receivedAt": HeraldJSON.formatTimestamp(entry.receivedAt),
                 "message": entry.message,
             ]
+            object["requestId"] = entry.requestId
+            return object
         }
         return SandboxHTTP.json(200, ["count": list.count, "messages": list])
+    }
+
+    /// `GET /sandbox/requests?app=&limit=`: Push Kit `messages:send` requests, oldest first,
+    /// each with its token list and the code it was answered with.
+    func requests(_ request: SandboxRequest) -> SandboxReply {
+        let app = request.query["app"].flatMap { $0.isEmpty ? nil : $0 }
+        var limit: Int?
+        if let value = request.query["limit"], !value.isEmpty {
+            guard let number = Int(value), number > 0 else { return problem(400, "limit must be a positive number, got \"\(value)\"") }
+            limit = number
+        }
+        let list: [[String: Any]] = sandbox.state.sendRequests(provider: "hms", app: app, limit: limit).map { record in
+            [
+                "requestId": record.requestId, "provider": record.provider, "app": record.app, "tokens": record.tokens,
+                "code": record.code, "receivedAt": HeraldJSON.formatTimestamp(record.receivedAt),
+            ]
+        }
+        return SandboxHTTP.json(200, ["count": list.count, "requests": list])
     }
 
     func clear() -> SandboxReply {

@@ -18,6 +18,9 @@ public final class SandboxState: Sendable {
         public var receivedAt: Date
         /// The request body as received; kept raw so accepting costs no re-encoding.
         var requestBody: Data
+        /// For HMS: the `requestId` of the `messages:send` answer, shared by every token of a
+        /// multicast request (see `sendRequests`).
+        public var requestId: String? = nil
 
         /// The provider message (for HMS: narrowed to this entry's token), decoded on demand.
         public var message: [String: Any] {
@@ -26,6 +29,18 @@ public final class SandboxState: Sendable {
             if provider == "hms", message["token"] != nil { message["token"] = [token] }
             return message
         }
+    }
+
+    /// One Push Kit `messages:send` request that passed authentication and validation: the
+    /// tokens it listed, in order, and the code it was answered with. How a test sees
+    /// multicast: N tokens sent as one request are one record.
+    public struct SendRequest: Sendable {
+        public var requestId: String
+        public var provider: String
+        public var app: String
+        public var tokens: [String]
+        public var code: String
+        public var receivedAt: Date
     }
 
     /// Faults an operator or a test injects through the admin API.
@@ -53,6 +68,7 @@ public final class SandboxState: Sendable {
 
     private let capacity: Int
     private let inbox: Mutex<Deque<InboxEntry>>
+    private let sendLog: Mutex<Deque<SendRequest>>
     private let tokens = Mutex<[String: IssuedToken]>([:])
     private let issued = Mutex<[String: Int]>([:])
     private let failures = Mutex<[String: Int]>([:])
@@ -64,6 +80,7 @@ public final class SandboxState: Sendable {
     public init(inboxCapacity: Int) {
         capacity = max(1, inboxCapacity)
         inbox = Mutex(Deque())
+        sendLog = Mutex(Deque())
         inboxSize = Gauge(label: "herald_sandbox_inbox_messages")
     }
 
@@ -94,6 +111,17 @@ public final class SandboxState: Sendable {
     public func revokeAccessTokens() -> Int {
         tokens.withLock { table in
             defer { table.removeAll() }
+            return table.count
+        }
+    }
+
+    /// Marks every issued access token as expired: the next send with one gets Push Kit's
+    /// `80200003` (FCM: 401), and the client must fetch a new one. Returns how many.
+    @discardableResult
+    public func expireAccessTokens() -> Int {
+        let past = Date().addingTimeInterval(-1)
+        return tokens.withLock { table in
+            for key in table.keys { table[key]?.expiresAt = past }
             return table.count
         }
     }
@@ -177,8 +205,24 @@ public final class SandboxState: Sendable {
         return matching
     }
 
+    /// Records a Push Kit request (the oldest go first beyond the inbox's capacity).
+    func record(_ request: SendRequest) {
+        sendLog.withLock { log in
+            if log.count >= capacity { log.removeFirst() }
+            log.append(request)
+        }
+    }
+
+    /// The recorded `messages:send` requests, oldest first, filtered.
+    public func sendRequests(provider: String? = nil, app: String? = nil, limit: Int? = nil) -> [SendRequest] {
+        let matching = sendLog.withLock { Array($0) }.filter { (provider == nil || $0.provider == provider) && (app == nil || $0.app == app) }
+        if let limit, matching.count > limit { return Array(matching.suffix(limit)) }
+        return matching
+    }
+
     public func clearMessages() {
         inbox.withLock { $0.removeAll() }
+        sendLog.withLock { $0.removeAll() }
         failures.withLock { $0.removeAll() }
         attempts.withLock { $0.removeAll() }
         inboxSize.record(0)

@@ -13,6 +13,7 @@
 /// | `unspecified-` | FCM 500 UNSPECIFIED_ERROR |
 /// | `ttlexpired-` | the message's time to live is over (HMS 80100004; FCM 400 INVALID_ARGUMENT) |
 /// | `authfail-N-` | the provider's OAuth service fails (HMS 500 80600003; FCM 500 INTERNAL), N times or always |
+/// | `toomany-N-` | HMS: a request listing this token among more than N tokens fails with 80300010 (no N: more than 1); FCM: no effect |
 /// | `slow-MS-` | answer after MS milliseconds |
 /// | `after-S-` | `Retry-After: S` on retryable failures (default 1) |
 public struct TokenRule: Sendable, Hashable {
@@ -22,6 +23,8 @@ public struct TokenRule: Sendable, Hashable {
         case authServiceFailed(times: Int?)
         case `internal`(times: Int?)
         case quota(times: Int?)
+        /// Push Kit refuses a request with more than `limit` tokens (80300010).
+        case tooMany(limit: Int)
     }
 
     public var failure: Failure?
@@ -61,6 +64,7 @@ public struct TokenRule: Sendable, Hashable {
             else if case .some(let times) = takeCounted("unavailable") { failure = .unavailable(times: times) }
             else if case .some(let times) = takeCounted("internal") { failure = .internal(times: times) }
             else if case .some(let times) = takeCounted("quota") { failure = .quota(times: times) }
+            else if case .some(let limit) = takeCounted("toomany") { failure = .tooMany(limit: limit ?? 1) }
             else if let ms = takeNumber(after: "slow-") { delayMilliseconds = ms }
             else if let seconds = takeNumber(after: "after-") { retryAfterSeconds = seconds }
             else { break }
@@ -73,5 +77,14 @@ public struct TokenRule: Sendable, Hashable {
         case .unavailable(let times), .internal(let times), .quota(let times), .authServiceFailed(let times): times
         default: nil
         }
+    }
+}
+
+extension TokenRule.Failure {
+    /// Whether FCM answers with this failure: FCM sends one token per request, so a limit on
+    /// a request's token count never applies.
+    var appliesToFCM: Bool {
+        if case .tooMany = self { return false }
+        return true
     }
 }

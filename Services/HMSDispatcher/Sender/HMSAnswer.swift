@@ -1,0 +1,111 @@
+import DispatchKit
+import Foundation
+import HTTPTransport
+
+/// What a Push Kit `messages:send` answer means for each token of the request, per Push Kit's
+/// result codes (the `code` string of the JSON body; the HTTP status is only a fallback):
+///
+/// | code | each token |
+/// |---|---|
+/// | `80000000` | delivered |
+/// | `80100000` | revoked if Push Kit lists it as illegal, delivered otherwise |
+/// | `80300007` | revoked (every token of the request is invalid) |
+/// | `80300010` | too many tokens: the caller splits the request and sends again |
+/// | `80100004` | expired |
+/// | `81000001`, `80600003`, any code with HTTP 5xx or 429 | retried, never sooner than `Retry-After` |
+/// | `80200001`, `80200003` | a refused access token (see `refusal`), handled by `AuthorizedSender` |
+/// | any other code (`80100001`, `80100003`, `80100018`, `80300002`, `80300008`, …) | failed |
+public enum HMSAnswer {
+    /// An answer read for a request's tokens.
+    public enum Reading: Sendable, Hashable {
+        /// One result per token, in the request's order.
+        case results([SendResult])
+        /// `80300010`: the request listed more tokens than Push Kit takes.
+        case tooManyTokens(reason: String)
+    }
+
+    public static let success = "80000000"
+    public static let partialSuccess = "80100000"
+    public static let allTokensInvalid = "80300007"
+    public static let tooManyTokens = "80300010"
+    public static let ttlExpired = "80100004"
+    public static let authenticationError = "80200001"
+    public static let accessTokenExpired = "80200003"
+    /// Codes worth retrying whatever the HTTP status: internal error, OAuth service failure.
+    public static let retryable: Set<String> = ["81000001", "80600003"]
+
+    /// Reads `response` for a request that listed `tokens`.
+    public static func read(_ response: HTTPResponse, tokens: [String], now: Date = Date()) -> Reading {
+        let body = Body(response)
+        func all(_ result: SendResult) -> Reading { .results(tokens.map { _ in result }) }
+        guard let code = body.code else {
+            return all(SendResult(status: response, reason: body.message ?? "HTTP \(response.status) without a Push Kit code", now: now))
+        }
+        let reason = body.message ?? code
+        switch code {
+        case success:
+            return all(.delivered(providerId: body.requestId))
+        case partialSuccess:
+            // Only the listed tokens failed; the rest were taken, and sending to them again
+            // would deliver twice. An unreadable list leaves every token delivered.
+            let illegal = illegalTokens(in: reason)
+            return .results(tokens.map { token in
+                illegal.contains(token)
+                    ? .revoked(code: code, reason: "Push Kit lists the token as illegal")
+                    : .delivered(providerId: body.requestId)
+            })
+        case allTokensInvalid:
+            return all(.revoked(code: code, reason: reason))
+        case tooManyTokens:
+            return .tooManyTokens(reason: reason)
+        case ttlExpired:
+            return all(.expired(code: code, reason: reason))
+        case let code where retryable.contains(code) || response.status == 429 || response.status >= 500:
+            return all(.retry(code: code, reason: reason, retryAfter: RetryAfter.parse(response.header("retry-after"), now: now)))
+        default:
+            return all(.failed(code: code, reason: reason))
+        }
+    }
+
+    /// Push Kit refusing the access token (`80200001` authentication error, `80200003`
+    /// expired): its message, so the sender fetches a new token and sends once more.
+    public static func refusal(_ response: HTTPResponse) -> String? {
+        let body = Body(response)
+        guard let code = body.code, code == authenticationError || code == accessTokenExpired else { return nil }
+        return "\(code) \(body.message ?? "")"
+    }
+
+    /// The illegal tokens an `80100000` lists in its `msg`, a JSON text. Huawei's v1
+    /// documentation shows `{"success":1,"failure":1,"illegal_tokens":["…"]}`; newer answers
+    /// have been seen with `illegalTokens`, as a list or grouped by reason. All three are read.
+    static func illegalTokens(in message: String) -> Set<String> {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(message.utf8))) as? [String: Any] else { return [] }
+        var tokens = Set<String>()
+        for key in ["illegal_tokens", "illegalTokens"] {
+            switch object[key] {
+            case let list as [String]:
+                tokens.formUnion(list)
+            case let groups as [String: Any]:
+                for case let list as [String] in groups.values { tokens.formUnion(list) }
+            default:
+                break
+            }
+        }
+        return tokens
+    }
+
+    /// The fields of Push Kit's answer body: `code` (a string, or a number from some
+    /// gateways), `msg` and `requestId`.
+    private struct Body {
+        var code: String?
+        var message: String?
+        var requestId: String?
+
+        init(_ response: HTTPResponse) {
+            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+            code = (object?["code"] as? String) ?? (object?["code"] as? Int).map(String.init)
+            message = object?["msg"] as? String
+            requestId = object?["requestId"] as? String
+        }
+    }
+}

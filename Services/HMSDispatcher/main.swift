@@ -1,5 +1,0 @@
-// herald-hms: skeleton. It connects to the broker, declares Herald's topology and serves
-// /healthz, /readyz and /metrics; its own logic arrives with its issue.
-import ServiceKit
-
-await ServiceRuntime.main(name: "herald-hms", defaultPort: 8085)
