@@ -27,7 +27,7 @@ let clientFile = try JSONDecoder().decode([String: String].self, from: Data(cont
 let secret = try String(contentsOfFile: arguments[2], encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 let total = arguments.count > 4 ? Int(arguments[4]) ?? 200_000 : 200_000
 let rounds = arguments.count > 5 ? Int(arguments[5]) ?? 3 : 3
-let concurrency = 1000
+let concurrency = Int(ProcessInfo.processInfo.environment["BENCH_CONCURRENCY"] ?? "1000") ?? 1000
 
 let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "hms", maxConcurrentStreams: 100, maxConnectionsPerHost: 1, caFile: arguments[3]))
 let client = HMSClient(
@@ -36,16 +36,23 @@ let client = HMSClient(
 let dispatcher = HMSDispatcher(platform: .hms, clients: ["bench": client], transports: [transport])
 let window = SendWindow(window: .milliseconds(20), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
 
+/// When the deliveries expire: one instant for all, as deliveries of one event share theirs
+/// (the event's time plus its TTL).
+let expiry = Date().addingTimeInterval(3600)
+/// `BENCH_PLAIN_SINGLES=1`: single sends are plain deliveries of distinct events (they pass
+/// through the window and go alone), instead of encrypted ones (which skip it).
+let plainSingles = ProcessInfo.processInfo.environment["BENCH_PLAIN_SINGLES"] == "1"
+
 /// Delivery `n` of a round: plain and shared by blocks of 1,000 (multicast), or encrypted-looking
 /// and alone (single).
 func request(_ n: Int, round: Int, multicast: Bool) -> DispatchRequest {
     let event = multicast ? "m\(round)-\(n / 1000)" : "s\(round)-\(n)"
-    let data = multicast
+    let data = multicast || plainSingles
         ? ["herald": "1", "event": event, "kind": "value.changed", "path": "/boards/1/title"]
         : ["herald": "1", "enc": "aes128gcm", "kid": "k", "payload": String(repeating: "A", count: 400)]
     return DispatchRequest(
         deliveryId: "\(event)-\(n)", eventId: event, app: "bench", kind: "value.changed", platform: .hms, deviceId: "d\(n)",
-        token: "bench-\(n)", os: .android, data: data, ttlSeconds: 3600, expiresAt: Date().addingTimeInterval(3600))
+        token: "bench-\(n)", os: .android, data: data, ttlSeconds: 3600, expiresAt: expiry)
 }
 
 /// The next delivery to send and the failures so far, shared by the callers of one measure.
