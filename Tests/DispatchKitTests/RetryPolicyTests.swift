@@ -68,6 +68,13 @@ struct RetryPolicyTests {
         #expect(try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body).status == .expired)
     }
 
+    @Test func aProviderSayingTheTTLIsOverEndsTheDeliveryAsExpiredWithoutARevocation() throws {
+        let emitted = try emissions(TestSandbox.request(token: "t"), .expired(code: "80100004", reason: "the TTL is over"))
+        #expect(emitted.count == 1, "no retry, no revocation")
+        let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
+        #expect(outcome.status == .expired && outcome.providerCode == "80100004" && outcome.reason == "the TTL is over")
+    }
+
     @Test func aDeadTokenIsRevokedWithTheTimeOfTheFailedSend() throws {
         let request = TestSandbox.request(token: "dead")
         let emitted = try emissions(request, .revoked(code: "UNREGISTERED", reason: "gone"))
