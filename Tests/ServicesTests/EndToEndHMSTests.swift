@@ -79,16 +79,10 @@ extension ServiceProcesses {
                 let tokens = (0..<events).map { event in (0..<perEvent).map { "slow-300-hkill-\(event)-\($0)" } }
                 let poster = Task {
                     for (index, group) in tokens.enumerated() {
-                        let body: [String: Any] = [
+                        try await stack.postEvent([
                             "id": "hkill-\(index)", "source": "api", "kind": "test",
                             "audience": ["tokens": group.map { ["platform": "hms", "token": $0] }],
-                        ]
-                        var answer = await stack.call("POST", "/events", body)
-                        while answer.status == 503 || answer.status == 0 {
-                            try await Task.sleep(for: .seconds(1))
-                            answer = await stack.call("POST", "/events", body)
-                        }
-                        guard answer.status == 202 else { throw TestFailure("POST /events answered \(answer.status): \(answer.json)") }
+                        ])
                     }
                 }
                 let all = Set(tokens.flatMap { $0 })

@@ -132,20 +132,11 @@ extension ServiceProcesses {
                 // Each send takes 300 ms at the sandbox, so both dispatchers hold sends in flight.
                 let count = 300
                 let tokens = (0..<count).map { "slow-300-kill-\($0)" }
-                // An upstream as it should be: a 503 (the broker did not confirm in time, which
-                // can happen while the whole suite loads two cores) or no answer is sent again
-                // (the event id makes a repeat harmless); anything else fails the test.
                 let poster = Task {
                     for (index, token) in tokens.enumerated() {
-                        let body: [String: Any] = [
+                        try await stack.postEvent([
                             "id": "kill-\(index)", "source": "api", "kind": "test", "audience": ["tokens": [["platform": "fcm", "token": token]]],
-                        ]
-                        var answer = await stack.call("POST", "/events", body)
-                        while answer.status == 503 || answer.status == 0 {
-                            try await Task.sleep(for: .seconds(1))
-                            answer = await stack.call("POST", "/events", body)
-                        }
-                        guard answer.status == 202 else { throw TestFailure("POST /events answered \(answer.status): \(answer.json)") }
+                        ])
                     }
                 }
                 try await eventually(timeout: .seconds(240), "a third of the deliveries") {

@@ -131,6 +131,18 @@ final class HeraldStack: Sendable {
         return answer.json
     }
 
+    /// Posts a canonical event as an upstream should: a 503 (the broker did not confirm in
+    /// time, which can happen while the whole suite loads two cores) or no answer is sent
+    /// again (the event id makes a repeat harmless); anything but a 202 throws.
+    func postEvent(_ body: [String: Any]) async throws {
+        var answer = await call("POST", "/events", body)
+        while answer.status == 503 || answer.status == 0 {
+            try await Task.sleep(for: .seconds(1))
+            answer = await call("POST", "/events", body)
+        }
+        guard answer.status == 202 else { throw TestFailure("POST /events answered \(answer.status): \(answer.json)") }
+    }
+
     /// What the sandbox accepted for `token`, as messages of `provider`.
     func received(_ token: String, provider: String = "fcm") -> [[String: Any]] {
         sandbox.state.messages(provider: provider, token: token).map(\.message)
