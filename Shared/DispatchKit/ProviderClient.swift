@@ -16,14 +16,6 @@ public protocol UnicastProviderClient: ProviderClient {
 
 extension UnicastProviderClient {
     public func send(_ batch: [DispatchRequest]) async -> [SendResult] {
-        if batch.count == 1 { return [await send(batch[0])] }
-        return await withTaskGroup(of: (Int, SendResult).self) { group in
-            for (index, request) in batch.enumerated() {
-                group.addTask { (index, await self.send(request)) }
-            }
-            var results = [SendResult?](repeating: nil, count: batch.count)
-            for await (index, result) in group { results[index] = result }
-            return results.map { $0! }
-        }
+        await BatchParts.send(batch, in: batch.indices.map { [$0] }) { part in [await self.send(part[0])] }
     }
 }

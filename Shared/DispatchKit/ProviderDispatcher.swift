@@ -50,23 +50,12 @@ public struct ProviderDispatcher<Client: ProviderClient>: Sendable {
     public func send(_ batch: [DispatchRequest]) async -> [SendResult] {
         var byApp: [String: [Int]] = [:]
         for (index, request) in batch.enumerated() { byApp[request.app, default: []].append(index) }
-        if byApp.count == 1, let (app, _) = byApp.first { return await send(batch, app: app) }
-        var results = [SendResult?](repeating: nil, count: batch.count)
-        await withTaskGroup(of: ([Int], [SendResult]).self) { group in
-            for (app, indices) in byApp {
-                let part = indices.map { batch[$0] }
-                group.addTask { (indices, await self.send(part, app: app)) }
-            }
-            for await (indices, partResults) in group {
-                for (index, result) in zip(indices, partResults) { results[index] = result }
-            }
-        }
-        return results.map { $0! }
+        return await BatchParts.send(batch, in: Array(byApp.values)) { part in await self.send(part, app: part[0].app) }
     }
 
     /// Sends one delivery.
     public func send(_ request: DispatchRequest) async -> SendResult {
-        await send([request], app: request.app)[0]
+        await send([request])[0]
     }
 
     private func send(_ batch: [DispatchRequest], app: String) async -> [SendResult] {
@@ -74,10 +63,7 @@ public struct ProviderDispatcher<Client: ProviderClient>: Sendable {
             let result = SendResult.failed(.notConfigured, "app \(app) has no \(platform.rawValue) settings")
             return batch.map { _ in result }
         }
-        let results = await client.send(batch)
-        guard results.count != batch.count else { return results }
-        // A defect of the adapter; the deliveries it gave no result for fail rather than vanish.
-        let missing = SendResult.failed(.unreadableAnswer, "the \(platform.rawValue) client gave no result for this delivery")
-        return batch.indices.map { $0 < results.count ? results[$0] : missing }
+        // Fewer results than deliveries (an adapter's defect) is mended by BatchParts.
+        return await client.send(batch)
     }
 }

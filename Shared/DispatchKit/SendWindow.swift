@@ -32,7 +32,7 @@ public actor SendWindow {
 
     /// Sends `request` with whatever else arrives within the window; returns its own result.
     public func send(_ request: DispatchRequest) async -> SendResult {
-        guard window > .zero, limit > 1, joins(request) else { return await sendBatch([request]).first ?? Self.missing }
+        guard window > .zero, limit > 1, joins(request) else { return await sendBatch([request]).first ?? BatchParts.missing }
         return await withCheckedContinuation { reply in
             pending.append((request, reply))
             if pending.count >= limit {
@@ -63,11 +63,8 @@ public actor SendWindow {
         Task { [sendBatch] in
             let results = await sendBatch(batch.map(\.request))
             for (index, entry) in batch.enumerated() {
-                entry.reply.resume(returning: index < results.count ? results[index] : Self.missing)
+                entry.reply.resume(returning: index < results.count ? results[index] : BatchParts.missing)
             }
         }
     }
-
-    /// What a caller gets if the provider layer returned too few results (a defect).
-    private static let missing = SendResult.failed(.unreadableAnswer, "the provider layer gave no result for this delivery")
 }

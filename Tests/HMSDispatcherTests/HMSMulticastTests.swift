@@ -33,12 +33,7 @@ struct HMSMulticastTests {
         // A window that never closes on time: only sends that do not join it can finish.
         let window = SendWindow(window: .seconds(3600), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
         let count = 40
-        let results = await withTaskGroup(of: SendResult.self) { group in
-            for index in 0..<count {
-                group.addTask { await window.send(TestSandbox.hmsRequest(token: "e-\(index)", event: "same-event", encrypted: true)) }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
+        let results = await TestSandbox.sendConcurrently((0..<count).map { index in TestSandbox.hmsRequest(token: "e-\(index)", event: "same-event", encrypted: true) }, through: window)
         #expect(results.count == count && results.allSatisfy { if case .delivered = $0 { true } else { false } })
         #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == Array(repeating: 1, count: count))
         await transport.close()
@@ -52,12 +47,7 @@ struct HMSMulticastTests {
         // A window that closes only when full, so the count of requests is exact.
         let window = SendWindow(window: .seconds(3600), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
         let count = 3000
-        let results = await withTaskGroup(of: SendResult.self) { group in
-            for index in 0..<count {
-                group.addTask { await window.send(TestSandbox.hmsRequest(token: "w-\(index)", event: "same-event")) }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
+        let results = await TestSandbox.sendConcurrently((0..<count).map { index in TestSandbox.hmsRequest(token: "w-\(index)", event: "same-event") }, through: window)
         #expect(results.count == count && results.allSatisfy { if case .delivered = $0 { true } else { false } })
         #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == [1000, 1000, 1000])
         await transport.close()
@@ -68,13 +58,9 @@ struct HMSMulticastTests {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
         let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
-        let window = SendWindow(window: .milliseconds(200), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
-        let results = await withTaskGroup(of: SendResult.self) { group in
-            for index in 0..<7 {
-                group.addTask { await window.send(TestSandbox.hmsRequest(token: "few-\(index)", event: "same-event")) }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
+        // Long enough that seven sends surely arrive within it, even on a loaded machine.
+        let window = SendWindow(window: .seconds(2), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
+        let results = await TestSandbox.sendConcurrently((0..<7).map { index in TestSandbox.hmsRequest(token: "few-\(index)", event: "same-event") }, through: window)
         #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
         #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == [7])
         await transport.close()

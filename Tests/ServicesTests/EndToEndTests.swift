@@ -110,20 +110,23 @@ extension ServiceProcesses {
             #expect(data?["kind"] == "children.updated" && data?["path"] == "/boards/1" && data?["added"]?.contains("card-9") == true, "\(data ?? [:])")
         }
 
-        /// FCM answers UNREGISTERED: the device is removed, and the next event for its user
-        /// does not try the token again.
         static func anUnregisteredTokenIsRevokedAndNotUsedAgain(_ stack: HeraldStack) async throws {
-            let token = "unregistered-old-phone"
-            try await stack.expectOK("PUT", "/devices/old-phone", ["platform": "fcm", "token": token, "os": "android", "userId": "r1"])
-            try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "1", "recipients": ["r1"]])
-            try await eventually(timeout: .seconds(30), "the device removed") { await stack.call("GET", "/devices/old-phone").status == 404 }
-            #expect(stack.sandbox.state.sendAttempts(provider: "fcm", token: token) == 1)
-            let second = try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "2", "recipients": ["r1"]])
+            try await aDeadTokenIsRevokedAndNotUsedAgain(stack, platform: "fcm", token: "unregistered-old-phone", device: "old-phone", user: "r1")
+        }
+
+        /// The provider says the token is dead (FCM UNREGISTERED, Push Kit an illegal token):
+        /// the device is removed, and the next event for its user does not try the token again.
+        static func aDeadTokenIsRevokedAndNotUsedAgain(_ stack: HeraldStack, platform: String, token: String, device: String, user: String) async throws {
+            try await stack.expectOK("PUT", "/devices/\(device)", ["platform": platform, "token": token, "os": "android", "userId": user])
+            try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "1", "recipients": [user]])
+            try await eventually(timeout: .seconds(30), "the device removed") { await stack.call("GET", "/devices/\(device)").status == 404 }
+            #expect(stack.sandbox.state.sendAttempts(provider: platform, token: token) == 1)
+            let second = try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "2", "recipients": [user]])
             let eventId = try #require(second["eventId"] as? String)
             try await eventually(timeout: .seconds(30), "the second event resolved to no audience") {
                 await stack.deliveries(of: eventId).first?["reason"] as? String == "no audience"
             }
-            #expect(stack.sandbox.state.sendAttempts(provider: "fcm", token: token) == 1, "the dead token was not used again")
+            #expect(stack.sandbox.state.sendAttempts(provider: platform, token: token) == 1, "the dead token was not used again")
         }
 
         @Test func aKillMinus9OfADispatcherMidStreamLosesNoDelivery() async throws {

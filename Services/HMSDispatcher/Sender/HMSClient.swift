@@ -38,18 +38,7 @@ public struct HMSClient: ProviderClient {
     }
 
     public func send(_ batch: [DispatchRequest]) async -> [SendResult] {
-        let groups = HMSMulticast.groups(batch, limit: Self.maxTokens)
-        if groups.count == 1 { return await send(message: batch) }
-        return await withTaskGroup(of: ([Int], [SendResult]).self) { group in
-            for indices in groups {
-                group.addTask { (indices, await self.send(message: indices.map { batch[$0] })) }
-            }
-            var results = [SendResult?](repeating: nil, count: batch.count)
-            for await (indices, groupResults) in group {
-                for (index, result) in zip(indices, groupResults) { results[index] = result }
-            }
-            return results.map { $0! }
-        }
+        await BatchParts.send(batch, in: HMSMulticast.groups(batch, limit: Self.maxTokens)) { part in await self.send(message: part) }
     }
 
     /// Sends one Push Kit message to the tokens of `requests` (which share their payload)
