@@ -11,7 +11,7 @@ let services: [(product: String, target: String, path: String?)] = [
     ("herald-encryption", "Encryption", "Services/Encryption/Main"),
     ("herald-fcm", "FCMDispatcher", "Services/FCMDispatcher/Main"),
     ("herald-hms", "HMSDispatcher", "Services/HMSDispatcher/Main"),
-    ("herald-webhook", "WebhookDispatcher", nil),
+    ("herald-webhook", "WebhookDispatcher", "Services/WebhookDispatcher/Main"),
     ("herald-sandbox", "Sandbox", "Services/Sandbox/Main"),
 ]
 
@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
         .executable(name: "herald-hms-bench", targets: ["HMSBenchmark"]),
+        .executable(name: "herald-webhook-bench", targets: ["WebhookBenchmark"]),
         .executable(name: "herald-registration-bench", targets: ["RegistrationBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
@@ -99,6 +100,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/HMSDispatcher/Sender"
+        ),
+        .target(
+            name: "WebhookSender",
+            dependencies: [
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/WebhookDispatcher/Sender"
         ),
         .target(
             name: "HeraldModel",
@@ -245,6 +256,11 @@ let package = Package(
             path: "Benchmarks/HMSBenchmark"
         ),
         .executableTarget(
+            name: "WebhookBenchmark",
+            dependencies: ["BenchmarkSupport", "WebhookSender", "ProviderSandbox", "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit"],
+            path: "Benchmarks/WebhookBenchmark"
+        ),
+        .executableTarget(
             name: "PreferencesBenchmark",
             dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit"],
             path: "Benchmarks/PreferencesBenchmark"
@@ -350,6 +366,16 @@ let package = Package(
             path: "Tests/HMSDispatcherTests"
         ),
         .testTarget(
+            name: "WebhookDispatcherTests",
+            dependencies: [
+                "WebhookSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WebhookDispatcherTests",
+            exclude: ["Interop"]
+        ),
+        .testTarget(
             name: "DispatchKitTests",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldTestSupport",
@@ -405,6 +431,7 @@ let package = Package(
                 + ($0.target == "Gateway" ? ["GatewayAPI"] : [])
                 + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
                 + ($0.target == "HMSDispatcher" ? ["HMSSender", "DispatchKit"] : [])
+                + ($0.target == "WebhookDispatcher" ? ["WebhookSender", "DispatchKit"] : [])
                 + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
             path: $0.path ?? "Services/\($0.target)"
         )

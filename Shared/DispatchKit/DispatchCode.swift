@@ -15,6 +15,14 @@ public enum DispatchCode: String, Sendable, CaseIterable {
     case encoding = "ENCODING"
     /// The provider's answer could not be read.
     case unreadableAnswer = "UNREADABLE_ANSWER"
+    /// A webhook host resolves to an address the server-side request forgery guard refuses
+    /// (loopback, private, link-local, …) and the app does not allow private networks.
+    case addressRefused = "ADDRESS_REFUSED"
+    /// A webhook destination already has as many forwards in flight and waiting as it may:
+    /// the delivery goes to a delay tier instead of holding the consumer.
+    case destinationBusy = "DESTINATION_BUSY"
+    /// The endpoint answered with a redirect, which is never followed.
+    case redirect = "REDIRECT"
 }
 
 extension SendResult {

@@ -192,6 +192,16 @@ public final class HTTPTransport: Service, Sendable {
         set(herald_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout)))
         set(herald_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? configuration.requestTimeout)))
         if let caFile = configuration.caFile { set(herald_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
+        // Only http(s), and a redirect is an answer to read, never followed.
+        set(herald_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(herald_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        if let address = request.connectAddress {
+            // Any host and port of this request connect to `address` (on the URL's port).
+            let target = address.contains(":") ? "[\(address)]" : address
+            transfer.connectList = curl_slist_append(nil, "::\(target):")
+            set(herald_curl_easy_setopt_pointer(handle, CURLOPT_CONNECT_TO, UnsafeMutableRawPointer(transfer.connectList)))
+            set(herald_curl_easy_setopt_string(handle, CURLOPT_PROXY, ""))
+        }
         let method = request.method.uppercased()
         if let body = request.body {
             set(herald_curl_easy_setopt_long(handle, CURLOPT_POST, 1))
@@ -268,6 +278,8 @@ public final class HTTPTransport: Service, Sendable {
         transfer.handle = nil
         if let list = transfer.headerList { curl_slist_free_all(list) }
         transfer.headerList = nil
+        if let list = transfer.connectList { curl_slist_free_all(list) }
+        transfer.connectList = nil
         Unmanaged<Transfer>.fromOpaque(context).release()
     }
 

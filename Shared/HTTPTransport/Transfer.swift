@@ -15,6 +15,8 @@ final class Transfer: @unchecked Sendable {
     var tooLarge = false
     var handle: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `CURLOPT_CONNECT_TO` entry of a request with a `connectAddress`.
+    var connectList: UnsafeMutablePointer<curl_slist>?
     var body = Data()
     var headers: [(name: String, value: String)] = []
     /// Whether it was already sent again after a framing error.

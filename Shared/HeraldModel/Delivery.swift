@@ -82,7 +82,8 @@ public enum DeviceOS: String, Codable, Sendable, Hashable, CaseIterable {
     case ios, android, web, other
 }
 
-/// The device a delivery goes to, as Registration knows it.
+/// The device a delivery goes to, as Registration knows it. `platform` is the route: a
+/// webhook target (`webhook`) says in `recipient` whom the forward is about.
 public struct DeviceTarget: Codable, Sendable, Hashable {
     public var id: String
     public var platform: Platform
@@ -92,10 +93,12 @@ public struct DeviceTarget: Codable, Sendable, Hashable {
     public var locale: String?
     /// The device's registered P-256 key, used for RFC 8291 encryption.
     public var key: DeviceKey?
+    /// For a webhook target: the device or sponsee the tenant's server is told about.
+    public var recipient: WebhookRecipient?
 
     public init(
         id: String, platform: Platform, token: String, os: DeviceOS,
-        userId: String? = nil, locale: String? = nil, key: DeviceKey? = nil
+        userId: String? = nil, locale: String? = nil, key: DeviceKey? = nil, recipient: WebhookRecipient? = nil
     ) {
         self.id = id
         self.platform = platform
@@ -104,6 +107,32 @@ public struct DeviceTarget: Codable, Sendable, Hashable {
         self.userId = userId
         self.locale = locale
         self.key = key
+        self.recipient = recipient
+    }
+}
+
+/// Whom a webhook forward is about, as the tenant's server reads it in `data.recipient`: a
+/// registered device (of an app in webhook mode) with its user, or an Evernym sponsee.
+public struct WebhookRecipient: Codable, Sendable, Hashable {
+    public var userId: String?
+    public var deviceId: String?
+    /// The device's own provider and token, for a tenant that sends the push itself.
+    public var platform: Platform?
+    public var token: String?
+    public var sponseeId: String?
+    /// A type-3 com method's value: opaque to Herald, meant for the sponsor's back end.
+    public var sponseeDetails: String?
+
+    public init(
+        userId: String? = nil, deviceId: String? = nil, platform: Platform? = nil, token: String? = nil,
+        sponseeId: String? = nil, sponseeDetails: String? = nil
+    ) {
+        self.userId = userId
+        self.deviceId = deviceId
+        self.platform = platform
+        self.token = token
+        self.sponseeId = sponseeId
+        self.sponseeDetails = sponseeDetails
     }
 }
 

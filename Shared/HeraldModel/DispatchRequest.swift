@@ -27,6 +27,9 @@ public struct DispatchRequest: Contract, Hashable {
     public var attempt: Int
     /// When the first attempt was made; retries stop two hours after it.
     public var firstAttemptAt: Date?
+    /// For `webhook`: what the forward tells the tenant beside `data` (the event's own data)
+    /// and `notification` (the rendered alert).
+    public var forward: WebhookForward?
 
     public var messageId: String { "\(deliveryId)#\(attempt)" }
     public var correlationId: String { eventId }
@@ -36,7 +39,7 @@ public struct DispatchRequest: Contract, Hashable {
         deviceId: String, token: String, os: DeviceOS, data: [String: String],
         notification: Notification? = nil, ttlSeconds: Int? = nil, priority: Priority = .normal,
         collapseKey: String? = nil, ios: IOSHints? = nil, expiresAt: Date? = nil,
-        attempt: Int = 1, firstAttemptAt: Date? = nil
+        attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil
     ) {
         self.deliveryId = deliveryId
         self.eventId = eventId
@@ -55,6 +58,22 @@ public struct DispatchRequest: Contract, Hashable {
         self.expiresAt = expiresAt
         self.attempt = attempt
         self.firstAttemptAt = firstAttemptAt
+        self.forward = forward
+    }
+
+    /// The event's part of a webhook forward that the provider payload does not carry.
+    public struct WebhookForward: Codable, Sendable, Hashable {
+        public var source: EventSource
+        public var occurredAt: Date
+        public var context: [String: String]
+        public var recipient: WebhookRecipient
+
+        public init(source: EventSource, occurredAt: Date, context: [String: String], recipient: WebhookRecipient) {
+            self.source = source
+            self.occurredAt = occurredAt
+            self.context = context
+            self.recipient = recipient
+        }
     }
 
     /// The visible part of a push.

@@ -24,9 +24,10 @@ import Yams
 ///       endpoint: https://sandbox:8443
 ///       tokenEndpoint: https://sandbox:8443/oauth2/v3/token
 ///     delivery:
-///       mode: direct                          # or webhook
-///       url: https://tenant.example/herald
-///       signingSecretFile: /run/secrets/demo-webhook
+///       mode: direct                          # or webhook: every delivery forwarded
+///       url: https://tenant.example/herald    # the app's webhook (also for type-3 sponsees)
+///       signingSecretFile: /run/secrets/demo-webhook   # one or two whsec_ secrets, a line each
+///       allowPrivateNetworks: false           # true lets the URL reach loopback/private addresses
 ///     templates:
 ///       message.created:
 ///         en: { title: "{user} ({channel})", body: "{text}" }
@@ -150,28 +151,43 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
         public var caFile: String?
     }
 
+    /// How the app's deliveries leave Herald, and its webhook: in `webhook` mode every
+    /// delivery is forwarded to `url`; in `direct` mode only those of type-3 Evernym sponsees
+    /// are (the sponsor's endpoint), the rest go to FCM or Push Kit.
     public struct Delivery: Codable, Sendable, Hashable {
         public enum Mode: String, Codable, Sendable, Hashable {
             case direct, webhook
         }
 
         public var mode: Mode
+        /// The webhook endpoint, http(s).
         public var url: String?
+        /// A file holding the endpoint's `whsec_` signing secret; two lines (new, then old)
+        /// while rotating, and every forward is signed with both.
         public var signingSecretFile: String?
+        /// Lets the endpoint resolve to loopback, private, link-local or unique-local
+        /// addresses, which are refused otherwise.
+        public var allowPrivateNetworks: Bool
+        /// A PEM bundle of the CAs to trust for an https endpoint instead of the system's.
+        public var caFile: String?
 
-        public init(mode: Mode = .direct, url: String? = nil, signingSecretFile: String? = nil) {
+        public init(mode: Mode = .direct, url: String? = nil, signingSecretFile: String? = nil, allowPrivateNetworks: Bool = false, caFile: String? = nil) {
             self.mode = mode
             self.url = url
             self.signingSecretFile = signingSecretFile
+            self.allowPrivateNetworks = allowPrivateNetworks
+            self.caFile = caFile
         }
 
-        private enum CodingKeys: String, CodingKey { case mode, url, signingSecretFile }
+        private enum CodingKeys: String, CodingKey { case mode, url, signingSecretFile, allowPrivateNetworks, caFile }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .direct
             url = try c.decodeIfPresent(String.self, forKey: .url)
             signingSecretFile = try c.decodeIfPresent(String.self, forKey: .signingSecretFile)
+            allowPrivateNetworks = try c.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks) ?? false
+            caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
         }
     }
 
@@ -224,14 +240,19 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
             hms.caFile = hms.caFile.map(resolve)
             self.hms = hms
         }
-        if delivery.mode == .webhook {
-            guard let url = delivery.url, let scheme = URL(string: url)?.scheme, ["http", "https"].contains(scheme) else {
-                throw invalid("delivery.url", "webhook mode needs an http(s) URL")
+        if delivery.mode == .webhook, delivery.url == nil {
+            throw invalid("delivery.url", "webhook mode needs an http(s) URL")
+        }
+        if let url = delivery.url {
+            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  parsed.host?.isEmpty == false else {
+                throw invalid("delivery.url", "\"\(url)\" is not an http(s) URL with a host")
             }
             guard delivery.signingSecretFile != nil else {
-                throw invalid("delivery.signingSecretFile", "webhook mode needs a signing secret file")
+                throw invalid("delivery.signingSecretFile", "a webhook needs a signing secret file")
             }
         }
         delivery.signingSecretFile = delivery.signingSecretFile.map(resolve)
+        delivery.caFile = delivery.caFile.map(resolve)
     }
 }

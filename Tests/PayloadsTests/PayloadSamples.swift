@@ -26,7 +26,10 @@ enum PayloadSamples {
         publicKey: addressPrivateKey.publicKey.derRepresentation.base64EncodedString())
 
     static func device(_ platform: Platform, os: DeviceOS, key: DeviceKey? = nil, locale: String? = "en-GB") -> DeviceTarget {
-        DeviceTarget(id: "device-\(platform.rawValue)-\(os.rawValue)", platform: platform, token: "token-\(platform.rawValue)-\(os.rawValue)", os: os, userId: "user-1", locale: locale, key: key)
+        let id = "device-\(platform.rawValue)-\(os.rawValue)"
+        return DeviceTarget(
+            id: id, platform: platform, token: "token-\(platform.rawValue)-\(os.rawValue)", os: os, userId: "user-1", locale: locale, key: key,
+            recipient: platform == .webhook ? WebhookRecipient(userId: "user-1", deviceId: id, platform: .fcm, token: "token-fcm") : nil)
     }
 
     /// `delivery` with encryption required.

@@ -42,6 +42,7 @@ public struct PayloadBuilder: Sendable {
 
     private func build(_ delivery: Delivery, expiresAt: Date?, now: Date) throws(PayloadFailure) -> Decision {
         let device = delivery.device
+        if device.platform == .webhook { return try forward(delivery, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, platform: device.platform, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
         let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
@@ -76,6 +77,26 @@ public struct PayloadBuilder: Sendable {
             return .dispatch(request, variant: variant, scheme: recipient.scheme)
         }
         throw PayloadFailure(.tooBig, "the payload exceeds the \(device.platform.rawValue) limit even as \(DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData).last!.rawValue)")
+    }
+
+    /// A webhook delivery: the event's data and context as they are, and the alert rendered
+    /// for the recipient's locale, never encrypted (the tenant's own server is the
+    /// recipient) nor degraded (a webhook has no size limit).
+    private func forward(_ delivery: Delivery, expiresAt: Date?) throws(PayloadFailure) -> Decision {
+        let device = delivery.device
+        guard let recipient = device.recipient else {
+            throw PayloadFailure(.notForwardable, "webhook delivery to \(device.id) names no recipient (a device registered with platform webhook?)")
+        }
+        let renderer = renderers[delivery.app] ?? defaultRenderer
+        let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
+        let request = DispatchRequest(
+            deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
+            platform: .webhook, deviceId: device.id, token: device.token, os: device.os, data: delivery.data,
+            notification: alert, ttlSeconds: delivery.options.ttlSeconds,
+            priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
+            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt,
+            forward: DispatchRequest.WebhookForward(source: delivery.source, occurredAt: delivery.occurredAt, context: delivery.context, recipient: recipient))
+        return .dispatch(request, variant: .full, scheme: nil)
     }
 
     /// Whether the request is within its provider's limit. Webhooks have none.

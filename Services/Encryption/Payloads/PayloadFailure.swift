@@ -12,6 +12,8 @@ public struct PayloadFailure: Error, Sendable, Hashable, CustomStringConvertible
         case reservedDataKey = "reserved_data_key"
         /// Even the smallest variant exceeds the provider's limit.
         case tooBig = "too_big"
+        /// A webhook delivery without a recipient to tell the tenant about.
+        case notForwardable = "not_forwardable"
     }
 
     public var reason: Reason

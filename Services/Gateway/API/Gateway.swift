@@ -170,7 +170,8 @@ public struct Gateway: Sendable {
         let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
             DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
         }
-        let platform = try body.oneOf("platform", Platform.allCases.map(\.rawValue))
+        // A device is reached through a provider; webhooks are the app's (its delivery mode).
+        let platform = try body.oneOf("platform", [Platform.fcm.rawValue, Platform.hms.rawValue])
         let os = try body.oneOf("os", DeviceOS.allCases.map(\.rawValue))
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: Platform(rawValue: platform)!, token: try body.string("token"),

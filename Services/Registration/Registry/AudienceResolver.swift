@@ -1,15 +1,20 @@
 import Foundation
 import HeraldModel
+import ServiceKit
 
 /// Turns an event's audience into the devices that should hear about it, with batched
 /// queries: users → their devices (and Evernym sponsees' com methods); push ids → the
 /// devices listing them; device ids; direct tokens; an email address → its owner's devices,
-/// with the address's key attached.
+/// with the address's key attached. The deliveries of an app in webhook mode, and of type-3
+/// sponsees, are routed to the webhook dispatcher (see `forwarded`).
 public struct AudienceResolver: Sendable {
     let store: RegistrationStore
+    /// Apps whose every delivery is forwarded to their webhook.
+    let webhookApps: Set<String>
 
-    public init(store: RegistrationStore) {
+    public init(store: RegistrationStore, apps: AppsConfiguration = AppsConfiguration()) {
         self.store = store
+        webhookApps = Set(apps.apps.filter { $0.value.delivery.mode == .webhook }.keys)
     }
 
     public struct Recipient: Sendable, Hashable {
@@ -37,8 +42,27 @@ public struct AudienceResolver: Sendable {
             recipients = try await store.targets(app: app, users: [owner]).map { Recipient(device: $0, addressKey: registered?.key) }
         }
         var seen = Set<String>()
-        return recipients.filter { seen.insert($0.device.id).inserted }
+        recipients = recipients.filter { seen.insert($0.device.id).inserted }
+        if webhookApps.contains(app) {
+            // The tenant's server is the recipient: no address key to encrypt to.
+            recipients = recipients.map { Recipient(device: Self.forwarded($0.device)) }
+        }
+        return recipients
     }
+
+    /// A target of an app in webhook mode: the same device (same id, so the same delivery
+    /// id), routed to the webhook dispatcher, telling the tenant which device and user it is
+    /// for and the device's own provider and token.
+    static func forwarded(_ target: DeviceTarget) -> DeviceTarget {
+        guard target.platform != .webhook else { return target }
+        let sponseeId = target.id.hasPrefix(sponseePrefix) ? String(target.id.dropFirst(sponseePrefix.count)) : nil
+        let recipient = WebhookRecipient(
+            userId: sponseeId == nil ? target.userId : nil, deviceId: sponseeId == nil ? target.id : nil,
+            platform: target.platform, token: target.token, sponseeId: sponseeId)
+        return DeviceTarget(id: target.id, platform: .webhook, token: "", os: target.os, userId: target.userId, locale: target.locale, recipient: recipient)
+    }
+
+    static let sponseePrefix = "sponsee:"
 
     /// A token addressed without a registered device; its id is derived from the token.
     static func direct(_ token: DirectToken) -> DeviceTarget {
@@ -46,14 +70,18 @@ public struct AudienceResolver: Sendable {
                      platform: token.platform, token: token.token, os: .android)
     }
 
-    /// A sponsee's com method as a target: type 4 pushes to its FCM token, type 3 goes to the
-    /// sponsor's endpoint through the webhook dispatcher.
+    /// A sponsee's com method as a target: type 4 pushes to its FCM token; type 3 goes to the
+    /// sponsor's endpoint (the app's webhook) through the webhook dispatcher, carrying the
+    /// com method's value, opaque to Herald, as `sponseeDetails`.
     static func target(_ sponsee: Sponsee) -> DeviceTarget? {
+        let id = sponseePrefix + sponsee.sponseeId
         switch sponsee.type {
         case 4 where sponsee.value.hasPrefix("FCM:"):
-            return DeviceTarget(id: "sponsee:\(sponsee.sponseeId)", platform: .fcm, token: String(sponsee.value.dropFirst(4)), os: .android, userId: sponsee.sponseeId)
+            return DeviceTarget(id: id, platform: .fcm, token: String(sponsee.value.dropFirst(4)), os: .android, userId: sponsee.sponseeId)
         case 3:
-            return DeviceTarget(id: "sponsee:\(sponsee.sponseeId)", platform: .webhook, token: sponsee.value, os: .other, userId: sponsee.sponseeId)
+            return DeviceTarget(
+                id: id, platform: .webhook, token: "", os: .other, userId: sponsee.sponseeId,
+                recipient: WebhookRecipient(sponseeId: sponsee.sponseeId, sponseeDetails: sponsee.value))
         default:
             return nil
         }

@@ -50,7 +50,8 @@ struct DeliveryFanOutEncoder {
         if let userId = device.userId { strings.append(userId) }
         if let locale = device.locale { strings.append(locale) }
         if let key = device.key { strings += [key.auth, key.keyId, key.p256dh] }
-        guard strings.allSatisfy(isPlain) else {
+        // Webhook targets (with a recipient) are rare enough for the encoder itself.
+        guard device.recipient == nil, strings.allSatisfy(isPlain) else {
             body.append(try HeraldJSON.encode(device))
             return
         }

@@ -19,7 +19,7 @@ public enum RegistrationStages {
     /// reason `no audience`. The event counts as processed only once its deliveries are
     /// confirmed, so a crash in between redelivers it and repeats the same ids.
     public static func resolving(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 16) -> Stage<NotificationEvent> {
-        let resolver = AudienceResolver(store: store)
+        let resolver = AudienceResolver(store: store, apps: runtime.apps)
         let resolved = Counter(label: "herald_registration_deliveries_total")
         let repeated = Counter(label: "herald_registration_events_total", dimensions: [("result", "repeated")])
         let empty = Counter(label: "herald_registration_events_total", dimensions: [("result", "no_audience")])

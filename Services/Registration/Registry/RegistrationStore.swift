@@ -276,13 +276,16 @@ public final class RegistrationStore: Sendable {
     }
 
     /// Removes the device holding a dead token, unless it was registered again after the
-    /// failed send, and keeps an audit row either way.
+    /// failed send, and keeps an audit row either way. A webhook revocation (the endpoint
+    /// answered 410 Gone) names the registration by its id instead: a device of an app in
+    /// webhook mode, or a sponsee (`sponsee:<id>`), whose com method is removed.
     public func revoke(_ revocation: TokenRevoked, now: Date = Date()) async throws -> RevocationResult {
         try await database.write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt FROM devices WHERE app = ? AND platform = ? AND token = ?",
-                                       arguments: [revocation.app, revocation.platform.rawValue, revocation.token])
             let result: RevocationResult
-            if let row {
+            if revocation.platform == .webhook {
+                result = try Self.revokeForwarded(db, revocation)
+            } else if let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt FROM devices WHERE app = ? AND platform = ? AND token = ?",
+                                                 arguments: [revocation.app, revocation.platform.rawValue, revocation.token]) {
                 let deviceId: String = row["deviceId"]
                 let updatedAt: Date = row["updatedAt"]
                 if updatedAt > revocation.failedSendAt {
@@ -305,6 +308,23 @@ public final class RegistrationStore: Sendable {
                 """, arguments: [revocation.app, revocation.platform.rawValue, revocation.token, revocation.deviceId, revocation.reason, revocation.failedSendAt, now, outcome])
             return result
         }
+    }
+
+    /// The registration behind a webhook delivery whose endpoint answered 410, by id.
+    private static func revokeForwarded(_ db: Database, _ revocation: TokenRevoked) throws -> RevocationResult {
+        guard let id = revocation.deviceId else { return .unknown }
+        let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
+        let updatedAt = try sponsee.map {
+            try Date.fetchOne(db, sql: "SELECT updatedAt FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, $0])
+        } ?? Date.fetchOne(db, sql: "SELECT updatedAt FROM devices WHERE app = ? AND deviceId = ?", arguments: [revocation.app, id])
+        guard let updatedAt else { return .unknown }
+        if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
+        if let sponsee {
+            try db.execute(sql: "DELETE FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, sponsee])
+        } else {
+            try delete(db, app: revocation.app, deviceId: id)
+        }
+        return .removed(deviceId: id)
     }
 
     /// Revocation audit rows for a token (newest first).

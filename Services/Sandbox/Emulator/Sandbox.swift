@@ -15,6 +15,8 @@ public final class Sandbox: Sendable {
     public var demoServiceAccount: ServiceAccount? { demo.withLock { $0.account } }
     /// The demo HMS client, when `demoCredentials` is on.
     public let demoHMSClient: SandboxConfiguration.HMSClient?
+    /// The tenant endpoint webhooks are forwarded to: `POST /webhooks/{name}`.
+    public let webhooks: WebhookReceiver
 
     private let fcm: FCMEmulator
     private let hms: HMSEmulator
@@ -27,6 +29,7 @@ public final class Sandbox: Sendable {
         self.configuration = configuration
         self.logger = logger
         state = SandboxState(inboxCapacity: configuration.inboxCapacity)
+        webhooks = WebhookReceiver(capacity: configuration.inboxCapacity)
         certificates = try SandboxCertificates.generate(hostnames: configuration.hostnames)
         var accounts = configuration.serviceAccounts
         var clients = configuration.hmsClients
@@ -103,11 +106,15 @@ public final class Sandbox: Sendable {
             return hms.token(request)
         case ("POST", 3) where segments[0] == "v1" && segments[2] == "messages:send":
             return hms.send(request, appId: String(segments[1]))
+        case ("POST", 2) where segments[0] == "webhooks":
+            return webhooks.receive(request, name: String(segments[1]))
         case (_, 2) where segments[0] == "sandbox":
             switch (request.method, segments[1]) {
             case ("GET", "messages"): return admin.messages(request)
             case ("DELETE", "messages"): return admin.clear()
             case ("GET", "requests"): return admin.requests(request)
+            case ("GET", "webhooks"): return admin.webhooks(request)
+            case ("DELETE", "webhooks"): return admin.clearWebhooks()
             case ("GET", "faults"): return admin.faults()
             case ("PUT", "faults"): return admin.setFaults(request)
             case ("DELETE", "faults"): return admin.resetFaults()
@@ -125,6 +132,7 @@ public final class Sandbox: Sendable {
     public static let routes: [(method: String, path: String)] = [
         ("POST", "/token"), ("POST", "/v1/projects/:project/messages:send"),
         ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
+        ("POST", "/webhooks/:name"), ("GET", "/sandbox/webhooks"), ("DELETE", "/sandbox/webhooks"),
         ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"), ("GET", "/sandbox/requests"),
         ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
         ("GET", "/sandbox/credentials"), ("DELETE", "/sandbox/tokens"),

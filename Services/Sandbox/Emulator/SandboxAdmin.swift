@@ -57,6 +57,28 @@ struct SandboxAdmin: Sendable {
         return SandboxHTTP.json(200, ["count": list.count, "requests": list])
     }
 
+    /// `GET /sandbox/webhooks?name=`: the forwards the webhook receiver got, oldest first,
+    /// with their Standard Webhooks headers, body and the status answered.
+    func webhooks(_ request: SandboxRequest) -> SandboxReply {
+        let name = request.query["name"].flatMap { $0.isEmpty ? nil : $0 }
+        let list: [[String: Any]] = sandbox.webhooks.received(name: name).map { receipt in
+            var object: [String: Any] = [
+                "name": receipt.name, "status": receipt.status, "receivedAt": HeraldJSON.formatTimestamp(receipt.receivedAt),
+                "body": (try? JSONSerialization.jsonObject(with: receipt.body)) ?? String(decoding: receipt.body, as: UTF8.self),
+            ]
+            object["webhookId"] = receipt.webhookId
+            object["webhookTimestamp"] = receipt.timestamp
+            object["webhookSignature"] = receipt.signature
+            return object
+        }
+        return SandboxHTTP.json(200, ["count": list.count, "webhooks": list])
+    }
+
+    func clearWebhooks() -> SandboxReply {
+        sandbox.webhooks.clear()
+        return SandboxReply(status: 204)
+    }
+
     func clear() -> SandboxReply {
         sandbox.state.clearMessages()
         return SandboxHTTP.empty(204)

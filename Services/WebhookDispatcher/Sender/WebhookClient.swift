@@ -1,0 +1,149 @@
+import DispatchKit
+import Foundation
+import HeraldModel
+import HTTPTransport
+import Metrics
+import Synchronization
+
+/// Forwards an app's webhook deliveries to its destination, one signed `POST` per delivery
+/// (Standard Webhooks headers), and reads each answer:
+/// - 2xx: delivered;
+/// - 410 Gone: revoked — the registration behind the delivery (device or sponsee) is removed
+///   and nothing more is forwarded for it until it registers again;
+/// - 429 and 5xx: retried through the broker's delay tiers, never sooner than `Retry-After`;
+///   so are timeouts, connection errors and names that do not resolve;
+/// - a redirect: failed (`REDIRECT`), never followed; any other status: failed.
+///
+/// Before connecting, the host is resolved and every address checked: loopback, private,
+/// link-local, unique-local, multicast and other special addresses are refused
+/// (`ADDRESS_REFUSED`) unless the app allows private networks, and the connection goes to
+/// the address that was checked. At most `maxPending` forwards to the destination are in
+/// flight or waiting; beyond that a delivery is retried later (`DESTINATION_BUSY`) instead of
+/// holding the consumer, so one slow tenant does not hold up the others.
+public struct WebhookClient: UnicastProviderClient {
+    public let app: String
+    public let destination: WebhookDestination
+    let sender: AuthorizedSender
+    let resolver: any HostResolver
+    let settings: WebhookSettings
+    let now: @Sendable () -> Date
+    private let pending: PendingCount
+
+    public init(
+        app: String, destination: WebhookDestination, transport: HTTPTransport, settings: WebhookSettings = WebhookSettings(),
+        resolver: any HostResolver = SystemHostResolver(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.app = app
+        self.destination = destination
+        sender = AuthorizedSender(transport: transport, tokens: nil)
+        self.resolver = resolver
+        self.settings = settings
+        self.now = now
+        pending = PendingCount()
+    }
+
+    public func send(_ request: DispatchRequest) async -> SendResult {
+        guard let payload = WebhookPayload(request) else {
+            return .failed(.encoding, "delivery \(request.deliveryId) carries no webhook forward")
+        }
+        let body: Data
+        do { body = try payload.body() } catch { return .failed(.encoding, "the forward could not be encoded: \(error)") }
+        guard pending.enter(limit: settings.maxPending) else {
+            WebhookMetrics.busy.increment()
+            return .retry(.destinationBusy, "\(destination.host) already has \(settings.maxPending) forwards in flight or waiting")
+        }
+        defer { pending.leave() }
+        let address: NetworkAddress
+        switch await checkedAddress() {
+        case .success(let checked): address = checked
+        case .failure(let refusal): return refusal.result
+        }
+        let timestamp = Int(now().timeIntervalSince1970)
+        let http = HTTPRequest(
+            method: "POST", url: destination.url,
+            headers: [
+                ("content-type", "application/json"),
+                ("user-agent", "Herald-Webhook/1"),
+                ("webhook-id", request.deliveryId),
+                ("webhook-timestamp", String(timestamp)),
+                ("webhook-signature", destination.signer.signature(id: request.deliveryId, timestamp: timestamp, body: body)),
+            ],
+            body: body, timeout: settings.timeout, connectAddress: address.description)
+        switch await sender.send({ _ in http }) {
+        case .result(let result): return result
+        case .response(let response): return Self.result(for: response, now: now())
+        }
+    }
+
+    /// What an endpoint's answer means for the delivery.
+    public static func result(for response: HTTPResponse, now: Date = Date()) -> SendResult {
+        switch response.status {
+        case 410:
+            return .revoked(code: "HTTP_410", reason: "the endpoint answered 410 Gone: nothing more is forwarded for this recipient until it registers again")
+        case 300..<400:
+            let location = response.header("location").map { " to \($0)" } ?? ""
+            return .failed(.redirect, "the endpoint answered \(response.status), a redirect\(location), which is not followed")
+        default:
+            return SendResult(status: response)
+        }
+    }
+
+    /// Why a destination's host is not connected to.
+    struct Refusal: Error {
+        var result: SendResult
+    }
+
+    /// The destination host's first address, once every address passed the guard.
+    private func checkedAddress() async -> Result<NetworkAddress, Refusal> {
+        let addresses: [NetworkAddress]
+        do {
+            addresses = try await resolver.addresses(of: destination.host)
+        } catch {
+            return .failure(Refusal(result: .retry(.transport, "\(error)")))
+        }
+        for address in addresses {
+            let scope = address.scope
+            if scope == .global || (destination.allowPrivateNetworks && scope.isPrivateNetwork) { continue }
+            WebhookMetrics.refused[scope]?.increment()
+            let what = destination.host == address.description
+                ? "the webhook host \(address) is a \(scope.rawValue) address"
+                : "the webhook host \(destination.host) resolves to \(address), a \(scope.rawValue) address"
+            let remedy = scope.isPrivateNetwork
+                ? "which is refused; set apps.\(app).delivery.allowPrivateNetworks: true to allow it"
+                : "which is never connected to"
+            return .failure(Refusal(result: .failed(.addressRefused, "\(what), \(remedy)")))
+        }
+        guard let first = addresses.first else { return .failure(Refusal(result: .retry(.transport, "\(destination.host) has no address"))) }
+        return .success(first)
+    }
+}
+
+/// Forwards to one destination in flight or waiting for a slot.
+final class PendingCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Takes a place if fewer than `limit` are taken.
+    func enter(limit: Int) -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func leave() {
+        count.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// The webhook dispatcher's own counters, made once.
+enum WebhookMetrics {
+    /// `herald_webhook_refused_total` by the refused address's scope.
+    static let refused: [NetworkAddress.Scope: Counter] = Dictionary(uniqueKeysWithValues: NetworkAddress.Scope.allCases.map {
+        ($0, Counter(label: "herald_webhook_refused_total", dimensions: [("scope", $0.rawValue)]))
+    })
+    /// `herald_webhook_busy_total`: deliveries sent to a delay tier because their destination was full.
+    static let busy = Counter(label: "herald_webhook_busy_total")
+}

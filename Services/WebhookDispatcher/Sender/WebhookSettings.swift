@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTransport
+import ServiceKit
+
+/// How `herald-webhook` connects and how much it takes on, from its environment:
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | `HERALD_WEBHOOK_CONNECT_TIMEOUT_MS` | `3000` | connecting (TCP and TLS) to an endpoint |
+/// | `HERALD_WEBHOOK_TIMEOUT_MS` | `10000` | a whole forward, connecting included; then it is retried |
+/// | `HERALD_WEBHOOK_CONCURRENCY` | `32` | forwards in flight at once to one destination |
+/// | `HERALD_WEBHOOK_MAX_PENDING` | `128` | forwards in flight or waiting for one destination; more go to a delay tier at once, so a slow tenant holds at most this many of the prefetched deliveries |
+/// | `HERALD_WEBHOOK_PREFETCH` | `512` | deliveries taken from `dispatch.webhook` at once |
+public struct WebhookSettings: Sendable, Hashable {
+    public var connectTimeout: Duration
+    public var timeout: Duration
+    public var concurrency: Int
+    public var maxPending: Int
+    public var prefetch: UInt16
+
+    public init(connectTimeout: Duration = .seconds(3), timeout: Duration = .seconds(10), concurrency: Int = 32, maxPending: Int = 128, prefetch: UInt16 = 512) {
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.concurrency = max(1, concurrency)
+        self.maxPending = max(self.concurrency, maxPending)
+        self.prefetch = prefetch
+    }
+
+    /// The transport these settings ask for: `concurrency` requests per destination (its
+    /// URL's origin), many destinations at once, a request waiting for its slot no longer
+    /// than a forward may take, small answers. curl's own connection limit is left wide:
+    /// it counts connections by the address connected to, which tenants behind one address
+    /// (a shared host, a CDN) would share.
+    public var transport: HTTPTransportConfiguration {
+        HTTPTransportConfiguration(
+            name: "webhook", maxConcurrentStreams: 100, maxConnectionsPerHost: 4096,
+            maxConcurrentRequests: 4096, maxRequestsPerHost: concurrency, maxQueueWait: timeout,
+            maxResponseBodyBytes: 64 * 1024, connectTimeout: connectTimeout, requestTimeout: timeout)
+    }
+
+    /// Reads the variables; a bad value is a `ConfigurationError` naming it.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> WebhookSettings {
+        let reader = EnvironmentReader(environment)
+        var settings = WebhookSettings()
+        func milliseconds(_ name: String) throws -> Duration? {
+            try reader.parse(name, expected: "a whole number of milliseconds from 100 to 600000", {
+                Int($0).flatMap { (100...600_000).contains($0) ? $0 : nil }
+            }).map { .milliseconds($0) }
+        }
+        func count(_ name: String) throws -> Int? {
+            try reader.parse(name, expected: "a number from 1 to 10000", { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } })
+        }
+        if let value = try milliseconds("HERALD_WEBHOOK_CONNECT_TIMEOUT_MS") { settings.connectTimeout = value }
+        if let value = try milliseconds("HERALD_WEBHOOK_TIMEOUT_MS") { settings.timeout = value }
+        if let value = try count("HERALD_WEBHOOK_CONCURRENCY") { settings.concurrency = value }
+        if let value = try count("HERALD_WEBHOOK_MAX_PENDING") { settings.maxPending = value }
+        settings.maxPending = max(settings.concurrency, settings.maxPending)
+        if let prefetch = try reader.parse("HERALD_WEBHOOK_PREFETCH", expected: "a number from 1 to 65535", {
+            UInt16($0).flatMap { $0 > 0 ? $0 : nil }
+        }) {
+            settings.prefetch = prefetch
+        }
+        return settings
+    }
+}

@@ -1,5 +1,0 @@
-// herald-webhook: skeleton. It connects to the broker, declares Herald's topology and serves
-// /healthz, /readyz and /metrics; its own logic arrives with its issue.
-import ServiceKit
-
-await ServiceRuntime.main(name: "herald-webhook", defaultPort: 8086)
