@@ -372,8 +372,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/WebhookDispatcherTests",
-            exclude: ["Interop"]
+            path: "Tests/WebhookDispatcherTests"
         ),
         .testTarget(
             name: "DispatchKitTests",

@@ -36,6 +36,22 @@ enum ContractSamples {
         expiresAt: HeraldJSON.parseTimestamp("2026-11-21T09:32:00.250Z"), attempt: 2,
         firstAttemptAt: HeraldJSON.parseTimestamp("2026-11-21T09:30:01Z"))
 
+    /// A type-3 Evernym sponsee's delivery, forwarded to the sponsor's endpoint.
+    static let webhookDelivery = Delivery(
+        eventId: "msg-9c1e", app: "verity", source: .evernym, kind: "message", occurredAt: occurredAt,
+        context: ["sponseeId": "sponsee-7"], data: ["msgId": "msg-9c1e", "msgType": "credOffer", "relationshipDid": "did:sov:abc"],
+        device: DeviceTarget(
+            id: "sponsee:sponsee-7", platform: .webhook, token: "", os: .other, userId: "sponsee-7",
+            recipient: WebhookRecipient(sponseeId: "sponsee-7", sponseeDetails: #"{"pushId":"opaque"}"#)))
+
+    static let webhookDispatch = DispatchRequest(
+        deliveryId: webhookDelivery.deliveryId, eventId: "msg-9c1e", app: "verity", kind: "message", platform: .webhook,
+        deviceId: "sponsee:sponsee-7", token: "", os: .other, data: webhookDelivery.data, ttlSeconds: 600,
+        expiresAt: HeraldJSON.parseTimestamp("2026-11-21T09:40:00.250Z"),
+        forward: DispatchRequest.WebhookForward(
+            source: .evernym, occurredAt: occurredAt, context: ["sponseeId": "sponsee-7"],
+            recipient: WebhookRecipient(sponseeId: "sponsee-7", sponseeDetails: #"{"pushId":"opaque"}"#)))
+
     static let outcome = Outcome(
         deliveryId: delivery.deliveryId, eventId: "msg-7f3a", app: "demo", status: .revoked,
         reason: "the token is no longer registered", providerCode: "UNREGISTERED",

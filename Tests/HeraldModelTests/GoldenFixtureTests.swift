@@ -18,6 +18,8 @@ struct GoldenFixtureTests {
     @Test func delivery() throws { try check(ContractSamples.delivery, fixture: "delivery.v1.json") }
     @Test func emailDelivery() throws { try check(ContractSamples.emailDelivery, fixture: "delivery.v1.email.json") }
     @Test func dispatch() throws { try check(ContractSamples.dispatch, fixture: "dispatch.v1.json") }
+    @Test func webhookDelivery() throws { try check(ContractSamples.webhookDelivery, fixture: "delivery.v1.webhook.json") }
+    @Test func webhookDispatch() throws { try check(ContractSamples.webhookDispatch, fixture: "dispatch.v1.webhook.json") }
     @Test func outcome() throws { try check(ContractSamples.outcome, fixture: "outcome.v1.json") }
     @Test func tokenRevoked() throws { try check(ContractSamples.tokenRevoked, fixture: "token-revoked.v1.json") }
     @Test func commandError() throws { try check(ContractSamples.commandError, fixture: "error.v1.json") }

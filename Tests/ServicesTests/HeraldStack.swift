@@ -12,7 +12,10 @@ import FoundationNetworking
 /// The whole pipeline as real processes on the test broker: herald-registration,
 /// herald-preferences, herald-encryption, one or more herald-fcm and herald-hms, and
 /// herald-gateway, sending to a provider sandbox (its FCM and its Push Kit). Each stack has its own app and API key; it talks to it only
-/// through the gateway's HTTP API, as an upstream system and an app would.
+/// through the gateway's HTTP API, as an upstream system and an app would. With `webhooks`,
+/// herald-webhook runs too: the app's webhook (for type-3 sponsees) is the sandbox's
+/// receiver `<app>-sponsor`, and a second app, `<app>-chat`, in webhook mode forwards
+/// everything to the receiver `<app>-chat`; both sign with `webhookSecret`.
 final class HeraldStack: Sendable {
     let sandbox: TestSandbox
     let app: String
@@ -21,22 +24,44 @@ final class HeraldStack: Sendable {
     let dispatchers: [ServiceProcess]
     let hmsDispatchers: [ServiceProcess]
     let gateway: ServiceProcess
+    let webhookSecret: String
+
+    /// The app in webhook mode (with `webhooks`); its API key is the stack's key + `-chat`.
+    var chatApp: String { "\(app)-chat" }
 
     /// Herald's queues this stack's services consume; emptied first, so no earlier test's
     /// leftovers reach them.
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
-        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.dispatchHMS, HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
+        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.dispatchHMS, HeraldTopology.Queue.dispatchWebhook,
+        HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
     ]
 
-    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1) async throws -> HeraldStack {
+    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
         let key = "key-\(UUID().uuidString)"
         let config = sandbox.directory.appendingPathComponent("herald.yaml")
+        let webhookSecret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let secretFile = sandbox.directory.appendingPathComponent("webhook-secret")
+        try Data(webhookSecret.utf8).write(to: secretFile)
+        func webhook(_ name: String, mode: String) -> String {
+            """
+                delivery:
+                  mode: \(mode)
+                  url: http://127.0.0.1:\(sandbox.running.httpPort)/webhooks/\(name)
+                  signingSecretFile: \(secretFile.path)
+                  allowPrivateNetworks: true
+            """
+        }
         try Data("""
             apps:
+              \(app)-chat:
+                apiKeys:
+                  - { id: e2e, sha256: \(sha256Hex(key + "-chat")), scopes: [events, devices, admin] }
+            \(webhook("\(app)-chat", mode: "webhook"))
               \(app):
+            \(webhooks ? webhook("\(app)-sponsor", mode: "direct") : "")
                 apiKeys:
                   - { id: e2e, sha256: \(sha256Hex(key)), scopes: [events, devices, admin] }
                 encryption: preferred
@@ -65,10 +90,11 @@ final class HeraldStack: Sendable {
             services += dispatchers
             let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
             services += hmsDispatchers
+            if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
             let gateway = try ServiceProcess("herald-gateway", environment: environment)
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services + [gateway], dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, gateway: gateway)
+                hmsDispatchers: hmsDispatchers, gateway: gateway, webhookSecret: webhookSecret)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -80,8 +106,9 @@ final class HeraldStack: Sendable {
 
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], gateway: ServiceProcess
+        hmsDispatchers: [ServiceProcess], gateway: ServiceProcess, webhookSecret: String
     ) {
+        self.webhookSecret = webhookSecret
         self.sandbox = sandbox
         self.app = app
         self.key = key
@@ -110,11 +137,11 @@ final class HeraldStack: Sendable {
     }
 
     /// One call to the gateway's API under this stack's app; status 0 when no answer came.
-    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil) async -> (status: Int, json: [String: Any]) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateway.port)/v1/apps/\(app)\(path)")!)
+    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil) async -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateway.port)/v1/apps/\(app ?? self.app)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 10
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(app == chatApp ? key + "-chat" : key)", forHTTPHeaderField: "Authorization")
         if let json {
             request.httpBody = try? JSONSerialization.data(withJSONObject: json)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -125,8 +152,8 @@ final class HeraldStack: Sendable {
 
     /// A call that must succeed (2xx).
     @discardableResult
-    func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil) async throws -> [String: Any] {
-        let answer = await call(method, path, json)
+    func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil) async throws -> [String: Any] {
+        let answer = await call(method, path, json, app: app)
         guard (200..<300).contains(answer.status) else { throw TestFailure("\(method) \(path) answered \(answer.status): \(answer.json)") }
         return answer.json
     }
@@ -149,8 +176,8 @@ final class HeraldStack: Sendable {
     }
 
     /// Each delivery's latest status for an event, from `GET /events/{eventId}`.
-    func deliveries(of eventId: String) async -> [[String: Any]] {
-        let answer = await call("GET", "/events/\(eventId)")
+    func deliveries(of eventId: String, app: String? = nil) async -> [[String: Any]] {
+        let answer = await call("GET", "/events/\(eventId)", app: app)
         return (answer.json["event"] as? [String: Any])?["deliveries"] as? [[String: Any]] ?? []
     }
 

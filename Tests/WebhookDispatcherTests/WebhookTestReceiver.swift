@@ -43,21 +43,6 @@ extension TestSandbox {
     }
 }
 
-/// Runs the Standard Webhooks reference library (Python) on a received forward.
-enum StandardWebhooks {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/verify_webhook.py").path
-
-    /// Whether `receipt` verifies with `secret`, and the payload the library returns.
-    static func verify(_ receipt: WebhookReceiver.Receipt, secret: String) async throws -> (verified: Bool, payload: [String: Any]?, error: String?) {
-        var headers: [String: String] = [:]
-        headers["webhook-id"] = receipt.webhookId
-        headers["webhook-timestamp"] = receipt.timestamp
-        headers["webhook-signature"] = receipt.signature
-        let reply = try await PythonChecker.run(script, ["secret": secret, "body": receipt.body.base64EncodedString(), "headers": headers])
-        return (reply["verified"] as? Bool == true, reply["payload"] as? [String: Any], reply["error"] as? String)
-    }
-}
-
 /// A resolver that answers from a table, for names the system cannot resolve.
 struct TableResolver: HostResolver {
     var table: [String: [String]]

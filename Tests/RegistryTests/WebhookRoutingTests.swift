@@ -1,0 +1,75 @@
+import Foundation
+import HeraldModel
+import Registry
+import ServiceKit
+import Testing
+
+/// Which deliveries Registration routes to the webhook dispatcher, and what a 410 from a
+/// tenant's endpoint removes (real SQLite files).
+@Suite struct WebhookRoutingTests {
+    typealias S = RegistrySamples
+
+    static let apps = AppsConfiguration(apps: [
+        "chat": AppConfiguration(delivery: .init(mode: .webhook, url: "https://tenant.example/herald", signingSecretFile: "/secret")),
+        "sponsor": AppConfiguration(delivery: .init(mode: .direct, url: "https://sponsor.example/forward", signingSecretFile: "/secret")),
+    ])
+
+    @Test func everyDeliveryOfAWebhookModeAppGoesToTheWebhookNamingItsDevice() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm", key: S.deviceKey))
+        try await store.register(app: "chat", S.device("bob-tablet", user: "bob", token: "bob-hms", platform: .hms))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .users(["bob"])))
+        #expect(recipients.count == 2)
+        for recipient in recipients {
+            let device = recipient.device
+            #expect(device.platform == .webhook && device.key == nil && recipient.addressKey == nil)
+            let registered = device.id == "bob-phone" ? (Platform.fcm, "bob-fcm") : (Platform.hms, "bob-hms")
+            #expect(device.recipient == WebhookRecipient(userId: "bob", deviceId: device.id, platform: registered.0, token: registered.1))
+        }
+    }
+
+    @Test func aTypeThreeSponseeGoesToTheSponsorsEndpointWithItsDetailsAndATypeFourOneToFCM() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["s3", "s4"])))
+        let forwarded = try #require(recipients.first { $0.device.id == "sponsee:s3" }?.device)
+        #expect(forwarded.platform == .webhook)
+        #expect(forwarded.recipient == WebhookRecipient(sponseeId: "s3", sponseeDetails: #"{"device":"opaque to Herald"}"#))
+        let pushed = try #require(recipients.first { $0.device.id == "sponsee:s4" }?.device)
+        #expect(pushed.platform == .fcm && pushed.token == "s4-token" && pushed.recipient == nil)
+    }
+
+    @Test func aDirectModeAppsDevicesArePushed() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "sponsor", S.device("d1", user: "u1", token: "t1"))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["u1"])))
+        #expect(recipients.map(\.device.platform) == [.fcm])
+    }
+
+    @Test func aGoneEndpointRemovesTheSponseeUntilItRegistersAgain() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "details"), now: Date(timeIntervalSince1970: 1000))
+        let gone = TokenRevoked(app: "sponsor", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "sponsee:s3", failedSendAt: Date(timeIntervalSince1970: 2000))
+        #expect(try await store.revoke(gone) == .removed(deviceId: "sponsee:s3"))
+        #expect(try await store.sponsees(app: "sponsor", ids: ["s3"]).isEmpty)
+        // Registered again after a later failed send: kept.
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "details"), now: Date(timeIntervalSince1970: 3000))
+        #expect(try await store.revoke(gone) == .renewed(deviceId: "sponsee:s3"))
+        #expect(try await store.sponsees(app: "sponsor", ids: ["s3"]).count == 1)
+    }
+
+    @Test func aGoneEndpointRemovesTheDeviceOfAWebhookModeApp() async throws {
+        let (store, directory) = try S.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"), now: Date(timeIntervalSince1970: 1000))
+        let gone = TokenRevoked(app: "chat", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "bob-phone", failedSendAt: Date(timeIntervalSince1970: 2000))
+        #expect(try await store.revoke(gone) == .removed(deviceId: "bob-phone"))
+        #expect(try await store.device(app: "chat", deviceId: "bob-phone") == nil)
+        #expect(try await store.revoke(gone) == .unknown)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Testing
+
+/// Webhook forwards through the real executables, to the sandbox's receiver standing for
+/// the tenant's server: an app in webhook mode gets its chat events signed and once; a
+/// sponsor gets its type-3 sponsees' messages with `msgId` and `sponseeDetails`, while a
+/// type-4 sponsee still gets an FCM push.
+extension ServiceProcesses {
+    @Suite("End to end through webhooks")
+    struct EndToEndWebhookTests {
+        @Test(.enabled(if: PythonChecker.shouldRun)) func webhookModeAndSponsorForwardsReachTheirEndpointsSignedAndOnce() async throws {
+            let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0, webhooks: true)
+            do {
+                try await Self.aChatEventOfAWebhookModeAppReachesTheTenantSignedAndOnce(stack)
+                try await Self.aTypeThreeSponseeIsForwardedToTheSponsorAndATypeFourOneIsPushed(stack)
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
+        static func aChatEventOfAWebhookModeAppReachesTheTenantSignedAndOnce(_ stack: HeraldStack) async throws {
+            let chat = stack.chatApp
+            try await stack.expectOK("PUT", "/devices/bob-phone", ["platform": "fcm", "token": "bob-chat-token", "os": "android", "userId": "bob"], app: chat)
+            let accepted = try await stack.expectOK("POST", "/upstra/events", [
+                "event": "message.created", "channel": ["id": "general", "displayName": "General"],
+                "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "See you at ten"], "recipients": ["bob"],
+            ], app: chat)
+            let eventId = try #require(accepted["eventId"] as? String)
+            try await eventually(timeout: .seconds(30), "the forward delivered") {
+                await stack.deliveries(of: eventId, app: chat).compactMap { $0["status"] as? String } == ["delivered"]
+            }
+            let receipts = stack.sandbox.running.sandbox.webhooks.received(name: chat)
+            #expect(receipts.count == 1, "forwarded once")
+            let receipt = try #require(receipts.first)
+            let checked = try await StandardWebhooks.verify(receipt, secret: stack.webhookSecret)
+            #expect(checked.verified, "\(checked.error ?? "")")
+            let payload = try #require(checked.payload)
+            #expect(payload["type"] as? String == "upstra.message.created")
+            let data = try #require(payload["data"] as? [String: Any])
+            #expect(data["eventId"] as? String == eventId && data["app"] as? String == chat)
+            #expect(data["recipient"] as? [String: String] == ["userId": "bob", "deviceId": "bob-phone", "platform": "fcm", "token": "bob-chat-token"])
+            #expect(data["alert"] as? [String: String] == ["title": "Ann (General)", "body": "See you at ten"])
+            #expect((data["data"] as? [String: String])?["channelId"] == "general")
+            #expect(stack.received("bob-chat-token").isEmpty, "a webhook-mode app's devices get no push from Herald")
+        }
+
+        static func aTypeThreeSponseeIsForwardedToTheSponsorAndATypeFourOneIsPushed(_ stack: HeraldStack) async throws {
+            let details = #"{"sponsorUserId":"u-77","note":"whatever the back end needs"}"#
+            try await stack.expectOK("PUT", "/evernym/sponsees/s3", ["id": "s3", "type": 3, "value": details])
+            try await stack.expectOK("PUT", "/evernym/sponsees/s4", ["id": "s4", "type": 4, "value": "FCM:s4-token"])
+            for sponsee in ["s3", "s4"] {
+                try await stack.expectOK("POST", "/evernym/notify", [
+                    "msgId": "msg-\(sponsee)", "msgType": "credOffer", "sponseeDetails": sponsee, "relationshipDid": "did:sov:\(sponsee)",
+                    "metaData": ["msgType": "credOffer", "msgSenderName": "Faber College"],
+                ])
+            }
+            let sponsor = "\(stack.app)-sponsor"
+            try await eventually(timeout: .seconds(30), "the sponsor's forward and the type-4 push") {
+                !stack.sandbox.running.sandbox.webhooks.received(name: sponsor).isEmpty && !stack.received("s4-token").isEmpty
+            }
+            let receipts = stack.sandbox.running.sandbox.webhooks.received(name: sponsor)
+            #expect(receipts.count == 1, "only the type-3 sponsee is forwarded")
+            let checked = try await StandardWebhooks.verify(try #require(receipts.first), secret: stack.webhookSecret)
+            #expect(checked.verified, "\(checked.error ?? "")")
+            let data = try #require(checked.payload?["data"] as? [String: Any])
+            #expect((data["data"] as? [String: String])?["msgId"] == "msg-s3")
+            #expect(data["recipient"] as? [String: String] == ["sponseeId": "s3", "sponseeDetails": details])
+            let push = try #require(stack.received("s4-token").first)
+            #expect((push["data"] as? [String: String])?["msgId"] == "msg-s4")
+            #expect(stack.sandbox.running.sandbox.webhooks.received(name: sponsor).count == 1, "nothing of s4 was forwarded")
+        }
+    }
+}
