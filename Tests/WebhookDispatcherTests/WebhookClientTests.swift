@@ -221,8 +221,8 @@ import WebhookSender
 
     // MARK: Limits
 
-    @Test func aFullDestinationSendsTheDeliveryToTheDelayTiersAtOnce() async throws {
-        let settings = WebhookSettings(concurrency: 1, maxPending: 1)
+    @Test func aStalledDestinationSendsNewDeliveriesToTheDelayTiersAtOnce() async throws {
+        let settings = WebhookSettings(concurrency: 1, stall: .zero)
         try await withReceiver(settings) { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("slow-1500-tenant"), transport: transport, settings: settings)
             let slow = Task { await client.send(TestSandbox.forward()) }
@@ -237,8 +237,21 @@ import WebhookSender
         }
     }
 
+    @Test func aBurstBeyondAFastDestinationsSlotsWaitsInsteadOfBouncing() async throws {
+        let settings = WebhookSettings(concurrency: 2)
+        try await withReceiver(settings) { sandbox, transport in
+            let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("burst"), transport: transport, settings: settings)
+            let results = await withTaskGroup(of: SendResult.self) { group in
+                for _ in 0..<100 { group.addTask { await client.send(TestSandbox.forward()) } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter { $0 == .delivered(providerId: nil) }.count == 100)
+            #expect(sandbox.receiver.received(name: "burst").count == 100)
+        }
+    }
+
     @Test func aSlowDestinationDoesNotHoldUpAnother() async throws {
-        let settings = WebhookSettings(concurrency: 2, maxPending: 4)
+        let settings = WebhookSettings(concurrency: 2, stall: .milliseconds(200))
         try await withReceiver(settings) { sandbox, transport in
             let slow = try TestSandbox.webhookClient(url: sandbox.webhookURL("slow-2000-slow"), transport: transport, settings: settings)
             let fast = try TestSandbox.webhookClient(url: "http://localhost:\(sandbox.running.httpPort)/webhooks/fast", transport: transport, settings: settings)

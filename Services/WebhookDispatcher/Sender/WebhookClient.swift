@@ -17,9 +17,11 @@ import Synchronization
 /// Before connecting, the host is resolved and every address checked: loopback, private,
 /// link-local, unique-local, multicast and other special addresses are refused
 /// (`ADDRESS_REFUSED`) unless the app allows private networks, and the connection goes to
-/// the address that was checked. At most `maxPending` forwards to the destination are in
-/// flight or waiting; beyond that a delivery is retried later (`DESTINATION_BUSY`) instead of
-/// holding the consumer, so one slow tenant does not hold up the others.
+/// the address that was checked. At most `concurrency` forwards to the destination are in
+/// flight, the rest wait; but once every slot is taken and none has finished for `stall`, a
+/// new delivery is retried later (`DESTINATION_BUSY`) instead of waiting and holding the
+/// consumer, so one slow tenant does not hold up the others while a fast one with a backlog
+/// keeps its deliveries.
 public struct WebhookClient: UnicastProviderClient {
     public let app: String
     public let destination: WebhookDestination
@@ -27,7 +29,7 @@ public struct WebhookClient: UnicastProviderClient {
     let resolver: any HostResolver
     let settings: WebhookSettings
     let now: @Sendable () -> Date
-    private let pending: PendingCount
+    private let load: DestinationLoad
 
     public init(
         app: String, destination: WebhookDestination, transport: HTTPTransport, settings: WebhookSettings = WebhookSettings(),
@@ -39,7 +41,7 @@ public struct WebhookClient: UnicastProviderClient {
         self.resolver = resolver
         self.settings = settings
         self.now = now
-        pending = PendingCount()
+        load = DestinationLoad()
     }
 
     public func send(_ request: DispatchRequest) async -> SendResult {
@@ -48,11 +50,11 @@ public struct WebhookClient: UnicastProviderClient {
         }
         let body: Data
         do { body = try payload.body() } catch { return .failed(.encoding, "the forward could not be encoded: \(error)") }
-        guard pending.enter(limit: settings.maxPending) else {
+        guard load.enter(slots: settings.concurrency, stall: settings.stall) else {
             WebhookMetrics.busy.increment()
-            return .retry(.destinationBusy, "\(destination.host) already has \(settings.maxPending) forwards in flight or waiting")
+            return .retry(.destinationBusy, "\(destination.host) has \(settings.concurrency) forwards in flight and none finished within \(settings.stall)")
         }
-        defer { pending.leave() }
+        defer { load.leave() }
         let address: NetworkAddress
         switch await checkedAddress() {
         case .success(let checked): address = checked
@@ -118,23 +120,33 @@ public struct WebhookClient: UnicastProviderClient {
     }
 }
 
-/// Forwards to one destination in flight or waiting for a slot.
-final class PendingCount: Sendable {
-    private let count = Atomic<Int>(0)
+/// The forwards to one destination in flight or waiting, and when it last made progress.
+final class DestinationLoad: Sendable {
+    private struct State {
+        var pending = 0
+        /// When a forward last finished, or the slots last filled up.
+        var progress = ContinuousClock.now
+    }
 
-    /// Takes a place if fewer than `limit` are taken.
-    func enter(limit: Int) -> Bool {
-        var current = count.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
+    private let state = Mutex(State())
+
+    /// Takes a place unless every one of `slots` is taken and nothing finished for `stall`.
+    func enter(slots: Int, stall: Duration) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            if state.pending >= slots && now - state.progress > stall { return false }
+            state.pending += 1
+            if state.pending == slots { state.progress = now }
+            return true
         }
-        return false
     }
 
     func leave() {
-        count.subtract(1, ordering: .relaxed)
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.pending -= 1
+            state.progress = now
+        }
     }
 }
 
@@ -144,6 +156,6 @@ enum WebhookMetrics {
     static let refused: [NetworkAddress.Scope: Counter] = Dictionary(uniqueKeysWithValues: NetworkAddress.Scope.allCases.map {
         ($0, Counter(label: "herald_webhook_refused_total", dimensions: [("scope", $0.rawValue)]))
     })
-    /// `herald_webhook_busy_total`: deliveries sent to a delay tier because their destination was full.
+    /// `herald_webhook_busy_total`: deliveries sent to a delay tier because their destination was stalled.
     static let busy = Counter(label: "herald_webhook_busy_total")
 }

@@ -9,20 +9,20 @@ import ServiceKit
 /// | `HERALD_WEBHOOK_CONNECT_TIMEOUT_MS` | `3000` | connecting (TCP and TLS) to an endpoint |
 /// | `HERALD_WEBHOOK_TIMEOUT_MS` | `10000` | a whole forward, connecting included; then it is retried |
 /// | `HERALD_WEBHOOK_CONCURRENCY` | `32` | forwards in flight at once to one destination |
-/// | `HERALD_WEBHOOK_MAX_PENDING` | `128` | forwards in flight or waiting for one destination; more go to a delay tier at once, so a slow tenant holds at most this many of the prefetched deliveries |
+/// | `HERALD_WEBHOOK_STALL_MS` | `500` | a destination with every slot taken and no forward finished for this long is stalled: its new deliveries go to a delay tier at once instead of waiting, so a slow tenant does not hold the prefetched deliveries others need |
 /// | `HERALD_WEBHOOK_PREFETCH` | `512` | deliveries taken from `dispatch.webhook` at once |
 public struct WebhookSettings: Sendable, Hashable {
     public var connectTimeout: Duration
     public var timeout: Duration
     public var concurrency: Int
-    public var maxPending: Int
+    public var stall: Duration
     public var prefetch: UInt16
 
-    public init(connectTimeout: Duration = .seconds(3), timeout: Duration = .seconds(10), concurrency: Int = 32, maxPending: Int = 128, prefetch: UInt16 = 512) {
+    public init(connectTimeout: Duration = .seconds(3), timeout: Duration = .seconds(10), concurrency: Int = 32, stall: Duration = .milliseconds(500), prefetch: UInt16 = 512) {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.concurrency = max(1, concurrency)
-        self.maxPending = max(self.concurrency, maxPending)
+        self.stall = stall
         self.prefetch = prefetch
     }
 
@@ -42,9 +42,9 @@ public struct WebhookSettings: Sendable, Hashable {
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> WebhookSettings {
         let reader = EnvironmentReader(environment)
         var settings = WebhookSettings()
-        func milliseconds(_ name: String) throws -> Duration? {
-            try reader.parse(name, expected: "a whole number of milliseconds from 100 to 600000", {
-                Int($0).flatMap { (100...600_000).contains($0) ? $0 : nil }
+        func milliseconds(_ name: String, from minimum: Int = 100) throws -> Duration? {
+            try reader.parse(name, expected: "a whole number of milliseconds from \(minimum) to 600000", {
+                Int($0).flatMap { (minimum...600_000).contains($0) ? $0 : nil }
             }).map { .milliseconds($0) }
         }
         func count(_ name: String) throws -> Int? {
@@ -53,8 +53,7 @@ public struct WebhookSettings: Sendable, Hashable {
         if let value = try milliseconds("HERALD_WEBHOOK_CONNECT_TIMEOUT_MS") { settings.connectTimeout = value }
         if let value = try milliseconds("HERALD_WEBHOOK_TIMEOUT_MS") { settings.timeout = value }
         if let value = try count("HERALD_WEBHOOK_CONCURRENCY") { settings.concurrency = value }
-        if let value = try count("HERALD_WEBHOOK_MAX_PENDING") { settings.maxPending = value }
-        settings.maxPending = max(settings.concurrency, settings.maxPending)
+        if let value = try milliseconds("HERALD_WEBHOOK_STALL_MS", from: 0) { settings.stall = value }
         if let prefetch = try reader.parse("HERALD_WEBHOOK_PREFETCH", expected: "a number from 1 to 65535", {
             UInt16($0).flatMap { $0 > 0 ? $0 : nil }
         }) {
