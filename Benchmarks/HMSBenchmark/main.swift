@@ -15,7 +15,6 @@ import HeraldModel
 import HMSSender
 import HTTPTransport
 import Logging
-import Synchronization
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 4 else {
@@ -45,7 +44,7 @@ let plainSingles = ProcessInfo.processInfo.environment["BENCH_PLAIN_SINGLES"] ==
 
 /// Delivery `n` of a round: plain and shared by blocks of 1,000 (multicast), or encrypted-looking
 /// and alone (single).
-func request(_ n: Int, round: Int, multicast: Bool) -> DispatchRequest {
+@Sendable func request(_ n: Int, round: Int, multicast: Bool) -> DispatchRequest {
     let event = multicast ? "m\(round)-\(n / 1000)" : "s\(round)-\(n)"
     let data = multicast || plainSingles
         ? ["herald": "1", "event": event, "kind": "value.changed", "path": "/boards/1/title"]
@@ -55,37 +54,12 @@ func request(_ n: Int, round: Int, multicast: Bool) -> DispatchRequest {
         token: "bench-\(n)", os: .android, data: data, ttlSeconds: 3600, expiresAt: expiry)
 }
 
-/// The next delivery to send and the failures so far, shared by the callers of one measure.
-final class Counters: Sendable {
-    let issued = Atomic<Int>(0)
-    let failures = Atomic<Int>(0)
-}
-
 /// Sends `count` deliveries with `concurrency` callers; returns deliveries/s and latencies.
-func measure(count: Int, round: Int, multicast: Bool) async -> (rate: Double, latency: LatencyHistogram, failures: Int) {
-    let counters = Counters()
-    let clock = ContinuousClock()
-    let started = clock.now
-    let latency = await withTaskGroup(of: LatencyHistogram.self) { group in
-        for _ in 0..<concurrency {
-            group.addTask {
-                var local = LatencyHistogram()
-                while true {
-                    let n = counters.issued.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard n < count else { break }
-                    let sent = clock.now
-                    let result = await window.send(request(n, round: round, multicast: multicast))
-                    local.record(clock.now - sent)
-                    if case .delivered = result {} else { counters.failures.wrappingAdd(1, ordering: .relaxed) }
-                }
-                return local
-            }
-        }
-        var merged = LatencyHistogram()
-        for await local in group { merged.merge(local) }
-        return merged
+func measure(count: Int, round: Int, multicast: Bool) async -> ConcurrentSends.Result {
+    await ConcurrentSends.measure(count: count, concurrency: concurrency) { n in
+        if case .delivered = await window.send(request(n, round: round, multicast: multicast)) { return true }
+        return false
     }
-    return (Double(count) / StageThroughput.seconds(clock.now - started), latency, counters.failures.load(ordering: .relaxed))
 }
 
 // Warm up: the token and the connection.

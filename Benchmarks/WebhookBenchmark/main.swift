@@ -15,7 +15,6 @@ import HeraldModel
 import HTTPTransport
 import Logging
 import ServiceKit
-import Synchronization
 import WebhookSender
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -37,7 +36,7 @@ let dispatcher = try WebhookDispatcher(webhookApps: apps, settings: settings, lo
 
 let occurredAt = Date()
 /// Forward `n` of a round: a chat message for one device of an app in webhook mode.
-func request(_ n: Int, round: Int) -> DispatchRequest {
+@Sendable func request(_ n: Int, round: Int) -> DispatchRequest {
     let event = "r\(round)-e\(n / 10)"
     return DispatchRequest(
         deliveryId: "\(event)-\(n)", eventId: event, app: "bench", kind: "message.created", platform: .webhook, deviceId: "device-\(n)",
@@ -48,37 +47,12 @@ func request(_ n: Int, round: Int) -> DispatchRequest {
             recipient: WebhookRecipient(userId: "user-\(n)", deviceId: "device-\(n)", platform: .fcm, token: "fcm-token-\(n)")))
 }
 
-/// The next forward and the failures so far, shared by the callers of one round.
-final class Counters: Sendable {
-    let issued = Atomic<Int>(0)
-    let failures = Atomic<Int>(0)
-}
-
 /// Forwards `count` deliveries with `concurrency` callers; returns forwards/s and latencies.
-func measure(count: Int, round: Int) async -> (rate: Double, latency: LatencyHistogram, failures: Int) {
-    let counters = Counters()
-    let clock = ContinuousClock()
-    let started = clock.now
-    let latency = await withTaskGroup(of: LatencyHistogram.self) { group in
-        for _ in 0..<concurrency {
-            group.addTask {
-                var local = LatencyHistogram()
-                while true {
-                    let n = counters.issued.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard n < count else { break }
-                    let sent = clock.now
-                    let result = await dispatcher.send(request(n, round: round))
-                    local.record(clock.now - sent)
-                    if case .delivered = result {} else { counters.failures.wrappingAdd(1, ordering: .relaxed) }
-                }
-                return local
-            }
-        }
-        var merged = LatencyHistogram()
-        for await local in group { merged.merge(local) }
-        return merged
+func measure(count: Int, round: Int) async -> ConcurrentSends.Result {
+    await ConcurrentSends.measure(count: count, concurrency: concurrency) { n in
+        if case .delivered = await dispatcher.send(request(n, round: round)) { return true }
+        return false
     }
-    return (Double(count) / StageThroughput.seconds(clock.now - started), latency, counters.failures.load(ordering: .relaxed))
 }
 
 _ = await measure(count: 2000, round: -1)  // warm up: connections
