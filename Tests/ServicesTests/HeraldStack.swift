@@ -54,12 +54,16 @@ final class HeraldStack: Sendable {
                   allowPrivateNetworks: true
             """
         }
-        try Data("""
-            apps:
+        func chatApp(app: String, key: String) -> String {
+            """
               \(app)-chat:
                 apiKeys:
                   - { id: e2e, sha256: \(sha256Hex(key + "-chat")), scopes: [events, devices, admin] }
-            \(webhook("\(app)-chat", mode: "webhook"))
+            """
+        }
+        try Data("""
+            apps:
+            \(webhooks ? chatApp(app: app, key: key) + "\n" + webhook("\(app)-chat", mode: "webhook") : "")
               \(app):
             \(webhooks ? webhook("\(app)-sponsor", mode: "direct") : "")
                 apiKeys:
