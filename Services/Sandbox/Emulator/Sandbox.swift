@@ -113,6 +113,7 @@ public final class Sandbox: Sendable {
             case ("GET", "messages"): return admin.messages(request)
             case ("DELETE", "messages"): return admin.clear()
             case ("GET", "requests"): return admin.requests(request)
+            case ("GET", "receipts"): return admin.receipts(request)
             case ("GET", "webhooks"): return admin.webhooks(request)
             case ("DELETE", "webhooks"): return admin.clearWebhooks()
             case ("GET", "faults"): return admin.faults()
@@ -134,7 +135,7 @@ public final class Sandbox: Sendable {
         ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
         ("POST", "/webhooks/:name"), ("GET", "/sandbox/webhooks"), ("DELETE", "/sandbox/webhooks"),
         ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"), ("GET", "/sandbox/requests"),
-        ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
+        ("GET", "/sandbox/receipts"), ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
         ("GET", "/sandbox/credentials"), ("DELETE", "/sandbox/tokens"),
     ]
 }

@@ -39,6 +39,19 @@ struct SandboxAdmin: Sendable {
         return SandboxHTTP.json(200, ["count": list.count, "messages": list])
     }
 
+    /// `GET /sandbox/receipts?provider=`: one line per accepted message, oldest first,
+    /// `<received at, Unix milliseconds> <provider> <the data map's event id, or ->`; compact
+    /// enough for a benchmark to fetch hundreds of thousands and measure latencies.
+    func receipts(_ request: SandboxRequest) -> SandboxReply {
+        let provider = request.query["provider"].flatMap { $0.isEmpty ? nil : $0 }
+        var text = ""
+        for entry in sandbox.state.messages(provider: provider) {
+            let millis = Int64((entry.receivedAt.timeIntervalSince1970 * 1000).rounded())
+            text += "\(millis) \(entry.provider) \(entry.eventId ?? "-")\n"
+        }
+        return SandboxReply(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+    }
+
     /// `GET /sandbox/requests?app=&limit=`: Push Kit `messages:send` requests, oldest first,
     /// each with its token list and the code it was answered with.
     func requests(_ request: SandboxRequest) -> SandboxReply {

@@ -29,6 +29,16 @@ public final class SandboxState: Sendable {
             if provider == "hms", message["token"] != nil { message["token"] = [token] }
             return message
         }
+
+        /// The `event` entry of the message's data map (Push Kit's data is a JSON string);
+        /// nil when the data is encrypted or not Herald's.
+        public var eventId: String? {
+            let data = message["data"]
+            if let map = data as? [String: Any] { return map["event"] as? String }
+            guard let text = data as? String,
+                  let map = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
+            return map["event"] as? String
+        }
     }
 
     /// One Push Kit `messages:send` request that passed authentication and validation: the

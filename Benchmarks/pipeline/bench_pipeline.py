@@ -1,0 +1,338 @@
+"""The pipeline benchmark's driver (run by scripts/bench-pipeline, which starts the stack).
+
+Registers the benchmark's devices through the gateway, then runs each shape: drives the
+gateway with wrk, samples the work queues' depths, waits until the sandbox has received every
+accepted event's deliveries, and reads from the processes and the sandbox what it cost and how
+long each delivery took. Writes one JSON document (every run and the medians) and a chart.
+
+Figures:
+- accepted/s: the gateway's 202 answers during the wrk run, over wrk's duration;
+- deliveries/s: deliveries counted at the sandbox, over the time from the first request to
+  the last delivery (the end-to-end figure: the drain after the load is included);
+- latency: sandbox receipt time minus the send time written into each event id (wrk's clock,
+  taken when the request is built), so it covers the gateway too;
+- CPU ms per delivery: each process's user+system time over the shape, the broker's included;
+- broker messages per delivery: every service's herald_amqp_published_total over the shape;
+- the broker's ceiling: herald-messaging-bench's rate for one persistent, confirmed hop
+  through a quorum queue, measured in the same run; the ratio compares deliveries/s with
+  that ceiling divided by the messages each delivery costs.
+"""
+import argparse
+import concurrent.futures
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pika
+
+GATEWAY = "http://127.0.0.1:8080"
+SANDBOX = "http://127.0.0.1:8090"
+METRICS_PORTS = {
+    "herald-gateway": 8080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
+    "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-sandbox": 8090,
+}
+QUEUES = ["registration.events", "preferences.resolved", "encryption.allowed", "dispatch.fcm", "registration.outcomes"]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+# The shapes: push-id prefix, how many push ids, devices per push id.
+AUDIENCES = {"solo": (1000, 1), "group": (100, 20), "big": (1, 20000)}
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def get(url, timeout=30):
+    with urllib.request.urlopen(url, timeout=timeout) as answer:
+        return answer.read().decode()
+
+
+def metric(text, name, **labels):
+    """The sum of the samples of `name` whose labels include `labels`."""
+    total = 0.0
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        head, _, value = line.rpartition(" ")
+        if all(f'{k}="{v}"' in head for k, v in labels.items()):
+            total += float(value)
+    return total
+
+
+def scrape(name):
+    try:
+        return get(f"http://127.0.0.1:{METRICS_PORTS[name]}/metrics", timeout=10)
+    except OSError:
+        return ""
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class Processes:
+    """The services (pid files of scripts/run) and the broker's Erlang VM."""
+
+    def __init__(self, run_dir):
+        self.pids = {}
+        for name in METRICS_PORTS:
+            path = os.path.join(run_dir, "pids", name)
+            if os.path.exists(path):
+                self.pids[name] = int(open(path).read().strip())
+        beam = subprocess.run(["pgrep", "-f", "beam.smp"], capture_output=True, text=True).stdout.split()
+        if beam:
+            self.pids["rabbitmq"] = int(beam[0])
+
+    def cpu(self):
+        return {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+
+    def rss_mib(self):
+        sizes = {}
+        for name, pid in self.pids.items():
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        sizes[name] = int(line.split()[1]) / 1024
+        return sizes
+
+
+class QueueSampler(threading.Thread):
+    """Ready messages of the work queues every half second (passive declares: cheap)."""
+
+    def __init__(self, amqp_url):
+        super().__init__(daemon=True)
+        self.connection = pika.BlockingConnection(pika.URLParameters(amqp_url))
+        self.channel = self.connection.channel()
+        self.samples = []
+        self.stopping = threading.Event()
+
+    def run(self):
+        started = time.time()
+        while not self.stopping.is_set():
+            row = {"t": round(time.time() - started, 2)}
+            for queue in QUEUES:
+                row[queue] = self.channel.queue_declare(queue, passive=True).method.message_count
+            self.samples.append(row)
+            self.stopping.wait(0.5)
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+        self.connection.close()
+        return self.samples
+
+
+def register_devices(api_key, run, audiences):
+    """Registers every benchmark device through the gateway (Smart ID device registration)."""
+    jobs = []
+    for prefix, (ids, per_id) in audiences.items():
+        for i in range(ids):
+            for d in range(per_id):
+                jobs.append((f"{run}-{prefix}-{i}", f"{run}-{prefix}-{i}-{d}"))
+    local = threading.local()
+
+    def register(job):
+        push_id, token = job
+        if not hasattr(local, "connection"):
+            local.connection = http.client.HTTPConnection("127.0.0.1", 8080, timeout=30)
+        body = json.dumps({"profileID": [push_id], "OS": "Android", "deviceID": token})
+        for attempt in range(5):
+            try:
+                local.connection.request("POST", "/v1/apps/demo/smartid/devices", body,
+                                         {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"})
+                answer = local.connection.getresponse()
+                answer.read()
+                if answer.status < 300:
+                    return
+                if answer.status != 503:
+                    raise RuntimeError(f"registering {token}: HTTP {answer.status}")
+            except (OSError, http.client.HTTPException):
+                local.connection = http.client.HTTPConnection("127.0.0.1", 8080, timeout=30)
+            time.sleep(0.2 * (attempt + 1))
+        raise RuntimeError(f"registering {token} failed 5 times")
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        list(pool.map(register, jobs, chunksize=64))
+    log(f"registered {len(jobs)} devices in {time.time() - started:.1f} s")
+
+
+def wrk(api_key, run, prefix, ids, seconds, connections, rate):
+    threads = 2
+    per_thread = rate / threads if rate else 0
+    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
+               "-s", "Benchmarks/pipeline/push.lua", GATEWAY, "--",
+               "/v1/apps/demo/smartid/push", api_key, run, prefix, str(ids), str(per_thread)]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def percentile(sorted_values, p):
+    if not sorted_values:
+        return None
+    index = min(len(sorted_values) - 1, max(0, int(round(p / 100 * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[index]
+
+
+def run_shape(args, processes, shape, base, run):
+    """One run of one shape; returns its figures."""
+    gateway_before = scrape("herald-gateway")
+    sandbox_before = metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered")
+    published_before = {name: metric(scrape(name), "herald_amqp_published_total") for name in processes.pids if name != "rabbitmq"}
+    cpu_before = processes.cpu()
+    sampler = QueueSampler(args.amqp_url)
+    sampler.start()
+    started = time.time()
+    if shape == "big":
+        prefix, (ids, per_id) = "big", AUDIENCES["big"]
+        body = json.dumps({"messageId": f"{run}-0-{int(started * 1000)}-1", "pushId": f"{base}-big-0",
+                           "requestor": "Bench", "type": "AUTH", "timeToLive": 300})
+        request = urllib.request.Request(f"{GATEWAY}/v1/apps/demo/smartid/push", body.encode(), method="POST",
+                                         headers={"Authorization": f"Bearer {args.api_key}", "Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=30).read()
+        load = {"requests": 1, "failed": 0, "seconds": time.time() - started}
+    else:
+        prefix = "solo" if shape in ("solo", "steady") else "group"
+        ids, per_id = AUDIENCES[prefix]
+        seconds = args.steady_seconds if shape == "steady" else args.seconds
+        rate = args.steady_rate if shape == "steady" else 0
+        connections = 32 if shape == "steady" else args.connections
+        load = wrk(args.api_key, run, f"{base}-{prefix}-", ids, seconds, connections, rate)
+    loaded = time.time()
+    accepted = metric(scrape("herald-gateway"), "herald_gateway_requests_total", endpoint="smartIDPush", status="202") \
+        - metric(gateway_before, "herald_gateway_requests_total", endpoint="smartIDPush", status="202")
+    expected = int(accepted) * per_id
+    deadline = loaded + args.drain_timeout
+    delivered = 0
+    while True:
+        delivered = metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered") - sandbox_before
+        if delivered >= expected or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    cpu_after = processes.cpu()
+    samples = sampler.stop()
+    published = sum(metric(scrape(name), "herald_amqp_published_total") - before for name, before in published_before.items())
+    receipts = []
+    for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
+        millis, _, event = line.split(" ", 2)
+        if event.startswith(run + "-"):
+            receipts.append((int(millis), int(event.split("-")[-2])))
+    latencies = sorted(received - sent for received, sent in receipts)
+    last = max((received for received, _ in receipts), default=int(time.time() * 1000)) / 1000
+    elapsed = max(last - started, 1e-3)
+    per_second = {}
+    for received, _ in receipts:
+        second = int(received / 1000 - started)
+        per_second[second] = per_second.get(second, 0) + 1
+    result = {
+        "shape": shape, "run": run,
+        "accepted": int(accepted), "expected": expected, "delivered": int(delivered), "receipts": len(receipts),
+        "loadSeconds": round(load["seconds"], 2), "elapsedSeconds": round(elapsed, 2),
+        "acceptedPerSecond": round(accepted / max(load["seconds"], 1e-3), 1),
+        "deliveriesPerSecond": round(delivered / elapsed, 1),
+        "latencyMs": {p: percentile(latencies, float(p)) for p in ("50", "99", "99.9")},
+        "cpuMsPerDelivery": {name: round(1000 * (cpu_after[name] - cpu_before[name]) / max(delivered, 1), 3) for name in cpu_after},
+        "brokerMessagesPerDelivery": round(published / max(delivered, 1), 2),
+        "gatewayRequests": load,
+        "queues": samples,
+        "deliveredPerSecond": [per_second.get(s, 0) for s in range(int(elapsed) + 1)],
+        "rssMiB": {name: round(size, 1) for name, size in processes.rss_mib().items()},
+    }
+    result["cpuMsPerDelivery"]["total"] = round(sum(result["cpuMsPerDelivery"].values()), 3)
+    if delivered < expected:
+        result["lost"] = expected - int(delivered)
+        log(f"  {shape}: only {int(delivered)} of {expected} deliveries arrived within {args.drain_timeout} s")
+    return result
+
+
+def broker_ceiling(bin_dir, messages):
+    output = subprocess.run([os.path.join(bin_dir, "herald-messaging-bench"), str(messages), "bench.pipeline-ceiling"],
+                            capture_output=True, text=True, check=True).stdout
+    return json.loads(output.strip().splitlines()[-1])["msgPerSec"]
+
+
+def summary(results, ceiling):
+    medians = {}
+    for shape in dict.fromkeys(r["shape"] for r in results):
+        runs = [r for r in results if r["shape"] == shape]
+        median = lambda f: round(statistics.median(f(r) for r in runs), 3)
+        hops = median(lambda r: r["brokerMessagesPerDelivery"])
+        deliveries = median(lambda r: r["deliveriesPerSecond"])
+        medians[shape] = {
+            "runs": len(runs),
+            "acceptedPerSecond": median(lambda r: r["acceptedPerSecond"]),
+            "deliveriesPerSecond": deliveries,
+            "latencyMs": {p: median(lambda r: r["latencyMs"][p] or 0) for p in ("50", "99", "99.9")},
+            "cpuMsPerDelivery": {name: median(lambda r: r["cpuMsPerDelivery"].get(name, 0)) for name in runs[0]["cpuMsPerDelivery"]},
+            "brokerMessagesPerDelivery": hops,
+            "ratioToBrokerCeiling": round(deliveries / (ceiling / hops), 3) if hops else None,
+            "lost": sum(r.get("lost", 0) for r in runs),
+        }
+    return medians
+
+
+def print_table(medians, ceiling):
+    print(f"broker ceiling (one persistent confirmed hop): {ceiling:.0f} msg/s")
+    print(f"{'shape':8} {'accepted/s':>10} {'deliv/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'p99.9':>7} {'msgs/deliv':>10} {'ratio':>6} {'CPU ms/deliv':>12}")
+    for shape, m in medians.items():
+        print(f"{shape:8} {m['acceptedPerSecond']:>10.0f} {m['deliveriesPerSecond']:>9.0f} {m['latencyMs']['50']:>7.0f} "
+              f"{m['latencyMs']['99']:>7.0f} {m['latencyMs']['99.9']:>7.0f} {m['brokerMessagesPerDelivery']:>10.2f} "
+              f"{m['ratioToBrokerCeiling'] or 0:>6.2f} {m['cpuMsPerDelivery']['total']:>12.3f}")
+    print("CPU ms per delivery by process (medians):")
+    for shape, m in medians.items():
+        parts = ", ".join(f"{name.removeprefix('herald-')} {value:.3f}" for name, value in m["cpuMsPerDelivery"].items() if name != "total")
+        print(f"  {shape}: {parts}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--run-dir", required=True)
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--api-key", required=True)
+    parser.add_argument("--amqp-url", default="amqp://guest:guest@127.0.0.1:5672/")
+    parser.add_argument("--shapes", default="solo,group,big,steady")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--steady-rate", type=int, default=1000)
+    parser.add_argument("--steady-seconds", type=int, default=60)
+    parser.add_argument("--drain-timeout", type=int, default=300)
+    parser.add_argument("--ceiling-messages", type=int, default=50000)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--label", default="")
+    args = parser.parse_args()
+
+    processes = Processes(args.run_dir)
+    run = f"b{int(time.time()) % 100000000:08d}"
+    shapes = args.shapes.split(",")
+    needed = {("solo" if s == "steady" else s) for s in shapes}
+    register_devices(args.api_key, run, {k: v for k, v in AUDIENCES.items() if k in needed})
+    ceiling = broker_ceiling(args.bin_dir, args.ceiling_messages)
+    log(f"broker ceiling: {ceiling:.0f} msg/s")
+    results = []
+    for round_ in range(1, args.rounds + 1):
+        for shape in shapes:
+            result = run_shape(args, processes, shape, run, f"{run}r{round_}{shape[0]}")
+            results.append(result)
+            log(f"round {round_} {shape}: accepted {result['acceptedPerSecond']:.0f}/s, delivered {result['deliveriesPerSecond']:.0f}/s, "
+                f"p50 {result['latencyMs']['50']} ms, p99 {result['latencyMs']['99']} ms, "
+                f"{result['brokerMessagesPerDelivery']} broker msgs and {result['cpuMsPerDelivery']['total']} CPU ms per delivery")
+    medians = summary(results, ceiling)
+    document = {"label": args.label, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(),
+                "brokerCeilingMsgPerSecond": round(ceiling), "medians": medians, "runs": results}
+    with open(args.output, "w") as out:
+        json.dump(document, out, indent=1)
+    print_table(medians, ceiling)
+
+
+if __name__ == "__main__":
+    main()
