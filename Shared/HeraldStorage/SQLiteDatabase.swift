@@ -6,14 +6,46 @@ import GRDB
 /// busy timeout, and the service's migrations applied at open. One place, so Registration
 /// and Preferences cannot drift apart.
 public enum SQLiteDatabase {
+    /// When a commit reaches the disk (SQLite's `synchronous` pragma, in WAL mode).
+    public enum Durability: String, Sendable {
+        /// Every commit is synced (`FULL`): a commit survives a power cut.
+        case full = "FULL"
+        /// Commits are synced at checkpoints (`NORMAL`): a power cut can undo the last
+        /// commits, never corrupt the file, and a crash of the process loses nothing. For
+        /// stores whose writes the broker redelivers when they are lost; writes that answer
+        /// a client use `durableWrite`.
+        case normal = "NORMAL"
+    }
+
     /// Opens (creating the directory and the file if needed) `fileName` in `directory` and
     /// migrates it.
-    public static func open(_ fileName: String, in directory: URL, migrator: DatabaseMigrator) throws -> DatabasePool {
+    public static func open(_ fileName: String, in directory: URL, durability: Durability = .full, migrator: DatabaseMigrator) throws -> DatabasePool {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability.rawValue)")
+        }
         let database = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try migrator.migrate(database)
         return database
+    }
+}
+
+extension DatabasePool {
+    /// A write transaction synced to disk at its commit whatever the store's durability: for
+    /// what a client was told is saved (a device registration, a key).
+    public func durableWrite<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writeWithoutTransaction { db in
+            let current = try String.fetchOne(db, sql: "PRAGMA synchronous") ?? "2"
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = \(current)") }
+            var result: T?
+            try db.inTransaction {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
     }
 }

@@ -36,6 +36,13 @@ public final class Consumer: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ReceivedMessage? {
             await buffer.next(isolation: actor)
         }
+
+        /// The next delivery and up to `maxCount - 1` more that have already arrived: a batch
+        /// that never waits for a message that is not there yet. Empty once the sequence ended.
+        public mutating func nextBatch(maxCount: Int, isolation actor: isolated (any Actor)? = #isolation) async -> [ReceivedMessage] {
+            guard let first = await buffer.next(isolation: actor) else { return [] }
+            return [first] + buffer.drain(upTo: maxCount - 1)
+        }
     }
 
     public var name: String { worker.configuration.name }

@@ -47,6 +47,17 @@ final class DeliveryBuffer: DeliverySink, Sendable {
         if let (waiter, message) = handoff { waiter.resume(returning: message) }
     }
 
+    /// Up to `limit` deliveries that are already buffered, without waiting for more.
+    func drain(upTo limit: Int) -> [ReceivedMessage] {
+        guard limit > 0 else { return [] }
+        return state.withLock { state in
+            var taken: [ReceivedMessage] = []
+            taken.reserveCapacity(min(limit, state.items.count))
+            while taken.count < limit, let item = state.items.popFirst() { taken.append(item) }
+            return taken
+        }
+    }
+
     /// The next delivery; nil once finished and drained, or when the waiting task is cancelled.
     /// Runs on the caller's executor, so draining buffered deliveries never hops threads.
     func next(isolation: isolated (any Actor)? = #isolation) async -> ReceivedMessage? {

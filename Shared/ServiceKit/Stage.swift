@@ -16,12 +16,32 @@ import ServiceLifecycle
 /// - Any other failure is retried: the input goes back to the queue after a short backoff,
 ///   up to `maxAttempts` deliveries; then it is dead-lettered with the last error.
 /// - On graceful shutdown the stage stops consuming, finishes what it holds, and returns.
+///
+/// A stage runs in one of two modes. Per message (`handler:`): every input is handled on
+/// its own task, up to `prefetch` at once. In batches (`batchSize:`): the inputs that have
+/// already arrived (up to `batchSize`) are handled together, so the handler can check and
+/// record a whole window in one database transaction, and their emissions are published
+/// with one confirm wait; batches still run concurrently, up to `prefetch` inputs in all.
 public struct Stage<Input: Contract>: Service {
     public typealias Handler = @Sendable (Input) async throws -> [Emission]
     /// Runs once an input's emissions are confirmed, before its ack: for state that may only
     /// change when the outputs are safe (e.g. marking an event processed). A failure here
     /// retries the input like a failed handler; its outputs are then published again.
     public typealias Committed = @Sendable (Input) async throws -> Void
+    /// A batch's handler: the emissions of each input, in the inputs' order. Throwing fails
+    /// the whole batch (`StageError.rejected` dead-letters it, anything else retries it).
+    public typealias BatchHandler = @Sendable ([Input]) async throws -> [[Emission]]
+    /// `Committed` for a batch: runs once every emission of the batch is confirmed.
+    public typealias BatchCommitted = @Sendable ([Input]) async throws -> Void
+    /// Runs when a batch fails after its handler returned (publishing or committing failed),
+    /// before its inputs go back to the queue: to undo what the handler claimed.
+    public typealias Released = @Sendable ([Input]) async -> Void
+
+    /// How the inputs are handled.
+    enum Work: Sendable {
+        case single(Handler, committed: Committed?)
+        case batch(size: Int, BatchHandler, committed: BatchCommitted?, released: Released?)
+    }
 
     /// Test seams: run between publishing the outputs and acknowledging the input.
     public struct Hooks: Sendable {
@@ -37,8 +57,7 @@ public struct Stage<Input: Contract>: Service {
     /// Deliveries of one input (first included) before a transient failure is final.
     public let maxAttempts: Int
     private let runtime: ServiceRuntime
-    private let handler: Handler
-    private let committed: Committed?
+    private let work: Work
     private let hooks: Hooks
     private let probe = ReadinessProbe()
 
@@ -46,14 +65,28 @@ public struct Stage<Input: Contract>: Service {
         _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, maxAttempts: Int = 5,
         runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: Committed? = nil, handler: @escaping Handler
     ) {
-        self.committed = committed
+        self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
+                  work: .single(handler, committed: committed))
+    }
+
+    /// A stage that handles its inputs in batches of up to `batchSize` (see the type's notes).
+    public init(
+        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, maxAttempts: Int = 5,
+        runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: BatchCommitted? = nil, released: Released? = nil,
+        batchHandler: @escaping BatchHandler
+    ) {
+        self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
+                  work: .batch(size: max(1, batchSize), batchHandler, committed: committed, released: released))
+    }
+
+    private init(_ name: String?, queue: QueueSpec, prefetch: UInt16, maxAttempts: Int, runtime: ServiceRuntime, hooks: Hooks, work: Work) {
+        self.work = work
         self.name = name ?? queue.name
         self.queue = queue
         self.prefetch = prefetch
         self.maxAttempts = max(1, maxAttempts)
         self.runtime = runtime
         self.hooks = hooks
-        self.handler = handler
         // Counted from now: the service is not ready until this stage consumes.
         runtime.readiness.register("consumer:\(queue.name)") { [probe] in probe.holds }
     }
@@ -67,11 +100,21 @@ public struct Stage<Input: Contract>: Service {
         defer { runtime.readiness.remove("consumer:\(queue.name)") }
         let processor = Processor(
             stage: name, queue: queue, maxAttempts: maxAttempts, publisher: runtime.requirePublisher,
-            handler: handler, committed: committed, hooks: hooks, logger: runtime.logger)
+            work: work, hooks: hooks, logger: runtime.logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                for await message in consumer {
-                    group.addTask { await processor.process(message) }
+                switch work {
+                case .single:
+                    for await message in consumer {
+                        group.addTask { await processor.process(message) }
+                    }
+                case .batch(let size, _, _, _):
+                    var messages = consumer.makeAsyncIterator()
+                    while true {
+                        let batch = await messages.nextBatch(maxCount: size)
+                        if batch.isEmpty { break }
+                        group.addTask { await processor.process(batch: batch) }
+                    }
                 }
             }
         } onGracefulShutdown: {
@@ -87,8 +130,7 @@ public struct Stage<Input: Contract>: Service {
         let queue: QueueSpec
         let maxAttempts: Int
         let publisher: Publisher
-        let handler: Handler
-        let committed: Committed?
+        let work: Work
         let hooks: Hooks
         let logger: Logger
         let processed: Counter
@@ -96,13 +138,12 @@ public struct Stage<Input: Contract>: Service {
         let retried: Counter
         let duration: Metrics.Timer
 
-        init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, handler: @escaping Handler, committed: Committed?, hooks: Hooks, logger: Logger) {
-            self.committed = committed
+        init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, work: Work, hooks: Hooks, logger: Logger) {
+            self.work = work
             self.stage = stage
             self.queue = queue
             self.maxAttempts = maxAttempts
             self.publisher = publisher
-            self.handler = handler
             self.hooks = hooks
             self.logger = logger
             processed = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "ok")])
@@ -121,6 +162,7 @@ public struct Stage<Input: Contract>: Service {
                 await deadLetter(message, reason: "undecodable: \(error)")
                 return
             }
+            guard case .single(let handler, let committed) = work else { return }
             do {
                 let emissions = try await handler(input)
                 try await publisher.publish(contentsOf: emissions.map(\.message))
@@ -131,25 +173,76 @@ public struct Stage<Input: Contract>: Service {
             } catch let error as StageError where error.reason == .rejected {
                 await deadLetter(message, reason: "rejected: \(error.message)")
             } catch {
-                await retry(message, after: error)
+                await retry([message], after: error)
             }
         }
 
-        /// Requeues after a short backoff, or dead-letters once the attempts are spent.
-        private func retry(_ message: ReceivedMessage, after error: any Error) async {
-            let attempt = message.deliveryCount + 1
-            if attempt >= maxAttempts {
-                await deadLetter(message, reason: "failed \(attempt) times, last: \(error)")
-                return
+        /// A batch: the undecodable inputs are dead-lettered on their own; the rest are
+        /// handled, published, committed and acknowledged together.
+        func process(batch: [ReceivedMessage]) async {
+            guard case .batch(_, let handler, let committed, let released) = work else { return }
+            let started = ContinuousClock.now
+            var messages: [ReceivedMessage] = []
+            var inputs: [Input] = []
+            messages.reserveCapacity(batch.count)
+            inputs.reserveCapacity(batch.count)
+            for message in batch {
+                do {
+                    inputs.append(try message.decode(Input.self))
+                    messages.append(message)
+                } catch {
+                    await deadLetter(message, reason: "undecodable: \(error)")
+                }
             }
-            logger.warning("stage input failed; requeueing", metadata: [
-                "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")",
-                "attempt": "\(attempt)", "error": "\(error)",
-            ])
-            retried.increment()
+            guard !inputs.isEmpty else { return }
+            var handled = false
+            do {
+                let emissions = try await handler(inputs)
+                handled = true
+                guard emissions.count == inputs.count else {
+                    throw StageError(.transient, "the batch handler answered \(emissions.count) results for \(inputs.count) inputs")
+                }
+                try await publisher.publish(contentsOf: emissions.flatMap { $0.map(\.message) })
+                if let afterPublish = hooks.afterPublish {
+                    for message in messages { await afterPublish(message) }
+                }
+                if let committed { try await committed(inputs) }
+                for message in messages { message.ack() }
+                processed.increment(by: Int64(messages.count))
+            } catch let error as StageError where error.reason == .rejected {
+                if handled, let released { await released(inputs) }
+                for message in messages { await deadLetter(message, reason: "rejected: \(error.message)") }
+            } catch {
+                if handled, let released { await released(inputs) }
+                await retry(messages, after: error)
+            }
+            let elapsed = ContinuousClock.now - started
+            for _ in messages { duration.record(duration: elapsed) }
+        }
+
+        /// Requeues after a short backoff (one wait for the whole batch), or dead-letters
+        /// the inputs whose attempts are spent.
+        private func retry(_ messages: [ReceivedMessage], after error: any Error) async {
+            var requeue: [ReceivedMessage] = []
+            var attempt = 1
+            for message in messages {
+                let attempts = message.deliveryCount + 1
+                if attempts >= maxAttempts {
+                    await deadLetter(message, reason: "failed \(attempts) times, last: \(error)")
+                    continue
+                }
+                logger.warning("stage input failed; requeueing", metadata: [
+                    "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")",
+                    "attempt": "\(attempts)", "error": "\(error)",
+                ])
+                attempt = max(attempt, attempts)
+                requeue.append(message)
+            }
+            guard !requeue.isEmpty else { return }
+            retried.increment(by: Int64(requeue.count))
             let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1)
             try? await Task.sleep(for: backoff)
-            message.nack(requeue: true)
+            for message in requeue { message.nack(requeue: true) }
         }
 
         /// Publishes the input, untouched but for reason headers, to the queue's dead-letter

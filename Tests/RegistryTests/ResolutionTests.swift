@@ -86,6 +86,19 @@ struct ResolutionTests {
         }
     }
 
+    @Test func copiesOfAnEventPublishedTogetherFanOutOnce() async throws {
+        let fixture = try Fixture()
+        try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
+        let event = S.event("twice", audience: .users(["u1"]))
+        try await fixture.run { collectors in
+            for _ in 0..<5 { try await fixture.harness.publish(event) }
+            try await fixture.harness.publish(S.event("after", audience: .users(["u1"])))
+            try await collectors[0].inbox.waitUntil("the later delivery") { messages in messages.contains { $0.properties.correlationId == "after" } }
+            try await eventually("the event marked processed") { try await fixture.store.isProcessed(app: "demo", eventId: "twice") }
+            #expect(try await Self.deliveries(collectors[0]).filter { $0.eventId == "twice" }.count == 1)
+        }
+    }
+
     @Test func anEventWithNoDeviceYieldsANoAudienceOutcome() async throws {
         let fixture = try Fixture()
         try await fixture.run { collectors in

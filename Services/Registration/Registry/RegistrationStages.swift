@@ -14,43 +14,69 @@ public enum RegistrationStages {
     /// `registration.outcomes` in (every outcome); nothing out.
     public static let outcomes = StageRoutes(input: HeraldTopology.Queue.registrationOutcomes, output: HeraldTopology.Exchange.outcomes)
 
-    /// Consumes events: an event id seen before is acknowledged without publishing again;
-    /// otherwise one delivery per device (deterministic ids), or outcome `filtered` with
-    /// reason `no audience`. The event counts as processed only once its deliveries are
-    /// confirmed, so a crash in between redelivers it and repeats the same ids.
-    public static func resolving(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 16) -> Stage<NotificationEvent> {
+    /// Consumes events in batches: the events that have arrived (up to `batchSize`) are
+    /// claimed in one transaction (a copy of an event processed before, or being processed
+    /// right now, is acknowledged without publishing again); each claimed event becomes one
+    /// delivery per device (deterministic ids), or outcome `filtered` with reason
+    /// `no audience`. The batch is marked processed in one transaction once its deliveries
+    /// are confirmed, so a crash in between redelivers the events and repeats the same ids.
+    public static func resolving(
+        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64
+    ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: runtime.apps)
         let resolved = Counter(label: "herald_registration_deliveries_total")
         let repeated = Counter(label: "herald_registration_events_total", dimensions: [("result", "repeated")])
         let empty = Counter(label: "herald_registration_events_total", dimensions: [("result", "no_audience")])
         let fannedOut = Counter(label: "herald_registration_events_total", dimensions: [("result", "resolved")])
+        let keys: @Sendable ([NotificationEvent]) -> [RegistrationStore.EventKey] = { $0.map { .init(app: $0.app, eventId: $0.id) } }
         return Stage(
-            "registration.events", consuming: routes.input, prefetch: prefetch, runtime: runtime,
-            committed: { event in try await store.markProcessed(app: event.app, eventId: event.id) }
-        ) { event in
-            if try await store.isProcessed(app: event.app, eventId: event.id) {
-                repeated.increment()
-                return []
+            "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, runtime: runtime,
+            committed: { events in try await store.markProcessed(keys(events)) },
+            released: { events in store.release(keys(events)) }
+        ) { events in
+            let claims = try await store.claim(keys(events))
+            var outputs: [[Emission]] = []
+            outputs.reserveCapacity(events.count)
+            do {
+                for (event, claim) in zip(events, claims) {
+                    guard claim == .claimed else {
+                        repeated.increment()
+                        outputs.append([])
+                        continue
+                    }
+                    outputs.append(try await fanOut(event, resolver: resolver, routes: routes, counters: (resolved, empty, fannedOut)))
+                }
+            } catch {
+                // The stage releases a batch only once the handler returned: these claims are ours to end.
+                store.release(zip(keys(events), claims).filter { $0.1 == .claimed }.map(\.0))
+                throw error
             }
-            let recipients = try await resolver.recipients(of: event)
-            guard !recipients.isEmpty else {
-                empty.increment()
-                return [try .outcome(Outcome(
-                    deliveryId: "\(event.id):none", eventId: event.id, app: event.app, status: .filtered,
-                    reason: "no audience", at: Date()), to: routes.outcomes)]
-            }
-            fannedOut.increment()
-            resolved.increment(by: recipients.count)
-            // The event's part is encoded once per address key (there is at most one).
-            var encoders: [AddressKey?: DeliveryFanOutEncoder] = [:]
-            return try recipients.map { recipient in
-                let encoder = try encoders[recipient.addressKey] ?? DeliveryFanOutEncoder(event: event, addressKey: recipient.addressKey)
-                encoders[recipient.addressKey] = encoder
-                let (deliveryId, body) = try encoder.encode(recipient.device)
-                return Emission(OutgoingMessage(
-                    exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: body,
-                    properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
-            }
+            return outputs
+        }
+    }
+
+    /// One delivery per device of the event's audience, or the `no audience` outcome.
+    private static func fanOut(
+        _ event: NotificationEvent, resolver: AudienceResolver, routes: StageRoutes, counters: (resolved: Counter, empty: Counter, fannedOut: Counter)
+    ) async throws -> [Emission] {
+        let recipients = try await resolver.recipients(of: event)
+        guard !recipients.isEmpty else {
+            counters.empty.increment()
+            return [try .outcome(Outcome(
+                deliveryId: "\(event.id):none", eventId: event.id, app: event.app, status: .filtered,
+                reason: "no audience", at: Date()), to: routes.outcomes)]
+        }
+        counters.fannedOut.increment()
+        counters.resolved.increment(by: recipients.count)
+        // The event's part is encoded once per address key (there is at most one).
+        var encoders: [AddressKey?: DeliveryFanOutEncoder] = [:]
+        return try recipients.map { recipient in
+            let encoder = try encoders[recipient.addressKey] ?? DeliveryFanOutEncoder(event: event, addressKey: recipient.addressKey)
+            encoders[recipient.addressKey] = encoder
+            let (deliveryId, body) = try encoder.encode(recipient.device)
+            return Emission(OutgoingMessage(
+                exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: body,
+                properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
         }
     }
 
@@ -78,12 +104,15 @@ public enum RegistrationStages {
     }
 
     /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
-    public static func recordingOutcomes(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes) -> Stage<Outcome> {
+    /// Outcomes are recorded in batches of up to `batchSize`, one transaction each.
+    public static func recordingOutcomes(
+        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256
+    ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
-        return Stage("registration.outcomes", consuming: routes.input, prefetch: 64, runtime: runtime) { outcome in
-            try await store.record([outcome])
-            recorded.increment()
-            return []
+        return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, runtime: runtime) { outcomes in
+            try await store.record(outcomes)
+            recorded.increment(by: outcomes.count)
+            return Array(repeating: [], count: outcomes.count)
         }
     }
 }

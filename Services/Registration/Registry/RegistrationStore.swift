@@ -3,6 +3,7 @@ import GRDB
 import HeraldCrypto
 import HeraldModel
 import HeraldStorage
+import Synchronization
 
 /// Devices, email-address keys, sponsees, processed event ids and revoked tokens: SQLite
 /// through GRDB (WAL, migrations) in `registration.sqlite` under the data directory. One
@@ -11,12 +12,14 @@ public final class RegistrationStore: Sendable {
     public static let fileName = "registration.sqlite"
 
     let database: DatabasePool
+    /// The events this process has claimed and not yet marked processed or released.
+    private let inFlight = Mutex<Set<EventKey>>([])
     /// SQLite's limit on bound parameters is far above this; chunks keep statements small.
     static let chunk = 500
 
     /// Opens (creating if needed) `registration.sqlite` in `directory`.
     public init(directory: URL) throws {
-        database = try SQLiteDatabase.open(Self.fileName, in: directory, migrator: Self.migrator)
+        database = try SQLiteDatabase.open(Self.fileName, in: directory, durability: .normal, migrator: Self.migrator)
     }
 
     // MARK: Devices
@@ -25,7 +28,7 @@ public final class RegistrationStore: Sendable {
     /// moves here (that device is removed); the push-id list is replaced.
     @discardableResult
     public func register(app: String, _ registration: DeviceRegistration, now: Date = Date()) async throws -> DeviceRecord {
-        try await database.write { db in
+        try await database.durableWrite { db in
             let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
                                              arguments: [app, registration.token, registration.deviceId])
             for other in others { try Self.delete(db, app: app, deviceId: other) }
@@ -59,7 +62,7 @@ public final class RegistrationStore: Sendable {
 
     /// Removes a device; with `userId`, only if the device belongs to that user.
     public func unregister(app: String, deviceId: String, userId: String?) async throws -> (removed: Bool, detail: String) {
-        try await database.write { db in
+        try await database.durableWrite { db in
             guard let owner = try Row.fetchOne(db, sql: "SELECT userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
                 return (false, "no device \(deviceId)")
             }
@@ -156,7 +159,7 @@ public final class RegistrationStore: Sendable {
 
     @discardableResult
     public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date = Date()) async throws -> AddressKey {
-        try await database.write { db in
+        try await database.durableWrite { db in
             try db.execute(sql: """
                 INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
@@ -176,7 +179,7 @@ public final class RegistrationStore: Sendable {
 
     @discardableResult
     public func setSponsee(app: String, _ sponsee: Sponsee, now: Date = Date()) async throws -> Sponsee {
-        try await database.write { db in
+        try await database.durableWrite { db in
             try db.execute(sql: """
                 INSERT INTO sponsees (app, sponseeId, type, value, updatedAt) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (app, sponseeId) DO UPDATE SET type = excluded.type, value = excluded.value, updatedAt = excluded.updatedAt
@@ -199,15 +202,76 @@ public final class RegistrationStore: Sendable {
 
     // MARK: Idempotency
 
-    public func isProcessed(app: String, eventId: String) async throws -> Bool {
-        try await database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ?", arguments: [app, eventId]) ?? false
+    /// An event as the idempotency table knows it.
+    public struct EventKey: Sendable, Hashable {
+        public var app: String
+        public var eventId: String
+        public init(app: String, eventId: String) {
+            self.app = app
+            self.eventId = eventId
         }
     }
 
-    public func markProcessed(app: String, eventId: String, at now: Date = Date()) async throws {
+    /// What `claim` decided for one event.
+    public enum Claim: Sendable, Hashable {
+        /// Ours to fan out: nobody processed it, and no other copy is being processed.
+        case claimed
+        /// Processed before: its deliveries were published already.
+        case processed
+        /// Another copy is being processed right now by this process.
+        case inFlight
+    }
+
+    /// Claims a batch of events in one transaction, so that of two copies of an event only
+    /// one fans out, even when both are handled at once. A claim is a `processedEvents` row
+    /// not yet marked processed, and the event in this process's in-flight set; a claim row
+    /// left by a process that died (not in the set) is taken over, as the broker redelivers
+    /// that process's events. Finish with `markProcessed(_:)` or `release(_:)`.
+    public func claim(_ events: [EventKey], now: Date = Date()) async throws -> [Claim] {
         try await database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt) VALUES (?, ?, ?)", arguments: [app, eventId, now])
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
+            let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
+            return try self.inFlight.withLock { inFlight in
+                try events.map { event in
+                    try insert.execute(arguments: [event.app, event.eventId, now])
+                    if db.changesCount == 0 {
+                        let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
+                        if !claimed { return .processed }
+                        if inFlight.contains(event) { return .inFlight }
+                    }
+                    inFlight.insert(event)
+                    return .claimed
+                }
+            }
+        }
+    }
+
+    /// Marks claimed events processed (one transaction) and ends their claims.
+    public func markProcessed(_ events: [EventKey], at now: Date = Date()) async throws {
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 0)
+                ON CONFLICT (app, eventId) DO UPDATE SET claimed = 0, processedAt = excluded.processedAt
+                """)
+            for event in events { try statement.execute(arguments: [event.app, event.eventId, now]) }
+        }
+        release(events)
+    }
+
+    /// Ends claims without marking the events processed (their outputs were not confirmed):
+    /// the next copy of each is claimed again.
+    public func release(_ events: [EventKey]) {
+        inFlight.withLock { inFlight in for event in events { inFlight.remove(event) } }
+    }
+
+    public func markProcessed(app: String, eventId: String, at now: Date = Date()) async throws {
+        try await markProcessed([EventKey(app: app, eventId: eventId)], at: now)
+    }
+
+    /// Whether the event's deliveries were published (a claim in progress does not count).
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
         }
     }
 
@@ -252,7 +316,7 @@ public final class RegistrationStore: Sendable {
     /// Nil when nothing is known of it (never seen, still queued, or pruned).
     public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
         try await database.read { db in
-            let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ?", arguments: [app, eventId]) ?? false
+            let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
             let deliveries = try Row.fetchAll(db, sql: """
                 SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = ? AND eventId = ? ORDER BY deliveryId
                 """, arguments: [app, eventId]).map { row in
@@ -373,6 +437,10 @@ public final class RegistrationStore: Sendable {
                 CREATE INDEX outcomesByEvent ON outcomes (app, eventId);
                 CREATE INDEX outcomesByTime ON outcomes (at);
                 """)
+        }
+        migrator.registerMigration("v3: event claims") { db in
+            // 1 while a process fans the event out; 0 once its deliveries are confirmed.
+            try db.execute(sql: "ALTER TABLE processedEvents ADD COLUMN claimed INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }
