@@ -42,6 +42,24 @@ extension ReceivedMessage {
     }
 }
 
+extension ReceivedMessage {
+    /// Decodes the body as one `C`, or as the elements of a pack (`MessagePack`) of `C`s.
+    public func decodeAll<C: Contract>(_ type: C.Type) throws -> [C] {
+        guard MessagePack.isPack(properties) else { return [try decode(C.self)] }
+        if let sent = properties.type, sent != C.contractName {
+            throw ContractError(.wrongType, "expected a pack of \(C.contractName), got type \"\(sent)\"")
+        }
+        let elements: [C]
+        do {
+            elements = try HeraldJSON.decode([C].self, from: body)
+        } catch {
+            throw ContractError(.malformed, "a pack of \(C.contractName): \(HeraldJSON.describe(error))")
+        }
+        guard !elements.isEmpty else { throw ContractError(.malformed, "an empty pack of \(C.contractName)") }
+        return elements
+    }
+}
+
 /// Why a message could not be turned into a contract.
 public struct ContractError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Reason: String, Sendable, Hashable {

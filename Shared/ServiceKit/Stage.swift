@@ -105,8 +105,14 @@ public struct Stage<Input: Contract>: Service {
             await withDiscardingTaskGroup { group in
                 switch work {
                 case .single:
+                    // Packs count by their elements: `prefetch` elements at once, not packs.
+                    let budget = ElementBudget(limit: Int(prefetch))
                     for await message in consumer {
-                        group.addTask { await processor.process(message) }
+                        let taken = await budget.acquire(MessagePack.count(of: message.properties))
+                        group.addTask {
+                            await processor.process(message)
+                            budget.release(taken)
+                        }
                     }
                 case .batch(let size, _, _, _):
                     var messages = consumer.makeAsyncIterator()
@@ -153,6 +159,10 @@ public struct Stage<Input: Contract>: Service {
         }
 
         func process(_ message: ReceivedMessage) async {
+            if MessagePack.isPack(message.properties) {
+                await process(pack: message)
+                return
+            }
             let started = ContinuousClock.now
             defer { duration.record(duration: ContinuousClock.now - started) }
             let input: Input
@@ -165,7 +175,7 @@ public struct Stage<Input: Contract>: Service {
             guard case .single(let handler, let committed) = work else { return }
             do {
                 let emissions = try await handler(input)
-                try await publisher.publish(contentsOf: emissions.map(\.message))
+                try await publisher.publish(contentsOf: MessagePack.pack(emissions.map(\.message)))
                 if let afterPublish = hooks.afterPublish { await afterPublish(message) }
                 if let committed { try await committed(input) }
                 message.ack()
@@ -175,6 +185,100 @@ public struct Stage<Input: Contract>: Service {
             } catch {
                 await retry([message], after: error)
             }
+        }
+
+        /// A pack in per-message mode: its elements are handled concurrently, each as if it
+        /// had come alone. What they emit, the dead letters of rejected elements and the
+        /// failed elements put back on the queue (`x-herald-attempts` counts them) are
+        /// published together; the pack is acknowledged once all of it is confirmed.
+        func process(pack message: ReceivedMessage) async {
+            guard case .single(let handler, let committed) = work else { return }
+            let started = ContinuousClock.now
+            defer { duration.record(duration: ContinuousClock.now - started) }
+            let inputs: [Input]
+            do {
+                inputs = try message.decodeAll(Input.self)
+            } catch {
+                await deadLetter(message, reason: "undecodable: \(error)")
+                return
+            }
+            let results = await withTaskGroup(of: (Int, Result<[Emission], any Error>).self) { group in
+                for (index, input) in inputs.enumerated() {
+                    group.addTask {
+                        do { return (index, .success(try await handler(input))) } catch { return (index, .failure(error)) }
+                    }
+                }
+                var results = [Result<[Emission], any Error>?](repeating: nil, count: inputs.count)
+                for await (index, result) in group { results[index] = result }
+                return results.map { $0! }
+            }
+            var outputs: [OutgoingMessage] = []
+            var done: [Input] = []
+            var failed: [Input] = []
+            var lastError: (any Error)?
+            let attempt = Self.attempts(of: message) + 1
+            do {
+                for (input, result) in zip(inputs, results) {
+                    switch result {
+                    case .success(let emissions):
+                        outputs += emissions.map(\.message)
+                        done.append(input)
+                    case .failure(let error as StageError) where error.reason == .rejected:
+                        outputs.append(try element(input, of: message, deadLettered: "rejected: \(error.message)"))
+                        deadLettered.increment()
+                    case .failure(let error):
+                        if attempt >= maxAttempts {
+                            outputs.append(try element(input, of: message, deadLettered: "failed \(attempt) times, last: \(error)"))
+                            deadLettered.increment()
+                        } else {
+                            failed.append(input)
+                            lastError = error
+                        }
+                    }
+                }
+                if !failed.isEmpty {
+                    logger.warning("stage inputs of a pack failed; requeueing them", metadata: [
+                        "stage": "\(stage)", "failed": "\(failed.count)", "attempt": "\(attempt)", "error": "\(lastError.map { "\($0)" } ?? "-")",
+                    ])
+                    retried.increment(by: Int64(failed.count))
+                    try? await Task.sleep(for: Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1))
+                    for input in failed {
+                        outputs.append(OutgoingMessage(
+                            exchange: "", routingKey: queue.name, body: try input.wireJSON(),
+                            properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
+                                                  headers: [Self.attemptsHeader: .int(Int64(attempt))]),
+                            mandatory: true))
+                    }
+                }
+                try await publisher.publish(contentsOf: MessagePack.pack(outputs))
+                if let afterPublish = hooks.afterPublish { await afterPublish(message) }
+                if let committed { for input in done { try await committed(input) } }
+                message.ack()
+                processed.increment(by: Int64(done.count))
+            } catch {
+                await retry([message], after: error)
+            }
+        }
+
+        /// Counts the attempts of an input put back on its queue as a message of its own.
+        static var attemptsHeader: String { "x-herald-attempts" }
+
+        /// Earlier deliveries of `message`: the broker's count, plus the attempts its
+        /// elements had in the pack they came from.
+        static func attempts(of message: ReceivedMessage) -> Int {
+            message.deliveryCount + Int(clamping: message.properties.headers[attemptsHeader]?.intValue ?? 0)
+        }
+
+        /// One element of a pack, alone, for the dead-letter exchange with the reason headers.
+        private func element(_ input: Input, of message: ReceivedMessage, deadLettered reason: String) throws -> OutgoingMessage {
+            logger.error("stage input dead-lettered", metadata: [
+                "stage": "\(stage)", "messageId": "\(input.messageId)", "reason": "\(reason)",
+            ])
+            return OutgoingMessage(
+                exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name, routingKey: message.routingKey,
+                body: try input.wireJSON(),
+                properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
+                                      headers: reasonHeaders(reason)))
         }
 
         /// A batch: the undecodable inputs are dead-lettered on their own; the rest are
@@ -188,7 +292,7 @@ public struct Stage<Input: Contract>: Service {
             inputs.reserveCapacity(batch.count)
             for message in batch {
                 do {
-                    inputs.append(try message.decode(Input.self))
+                    inputs += try message.decodeAll(Input.self)
                     messages.append(message)
                 } catch {
                     await deadLetter(message, reason: "undecodable: \(error)")
@@ -202,13 +306,13 @@ public struct Stage<Input: Contract>: Service {
                 guard emissions.count == inputs.count else {
                     throw StageError(.transient, "the batch handler answered \(emissions.count) results for \(inputs.count) inputs")
                 }
-                try await publisher.publish(contentsOf: emissions.flatMap { $0.map(\.message) })
+                try await publisher.publish(contentsOf: MessagePack.pack(emissions.flatMap { $0.map(\.message) }))
                 if let afterPublish = hooks.afterPublish {
                     for message in messages { await afterPublish(message) }
                 }
                 if let committed { try await committed(inputs) }
                 for message in messages { message.ack() }
-                processed.increment(by: Int64(messages.count))
+                processed.increment(by: Int64(inputs.count))
             } catch let error as StageError where error.reason == .rejected {
                 if handled, let released { await released(inputs) }
                 for message in messages { await deadLetter(message, reason: "rejected: \(error.message)") }
@@ -226,7 +330,7 @@ public struct Stage<Input: Contract>: Service {
             var requeue: [ReceivedMessage] = []
             var attempt = 1
             for message in messages {
-                let attempts = message.deliveryCount + 1
+                let attempts = Self.attempts(of: message) + 1
                 if attempts >= maxAttempts {
                     await deadLetter(message, reason: "failed \(attempts) times, last: \(error)")
                     continue
@@ -245,6 +349,14 @@ public struct Stage<Input: Contract>: Service {
             for message in requeue { message.nack(requeue: true) }
         }
 
+        /// Why and where an input was dead-lettered, as headers.
+        private func reasonHeaders(_ reason: String) -> [String: HeaderValue] {
+            [
+                "x-herald-reason": .string(reason), "x-herald-stage": .string(stage), "x-herald-queue": .string(queue.name),
+                "x-herald-dead-lettered-at": .string(HeraldJSON.formatTimestamp(Date())),
+            ]
+        }
+
         /// Publishes the input, untouched but for reason headers, to the queue's dead-letter
         /// exchange, then acknowledges it. If even that fails, the broker dead-letters it.
         private func deadLetter(_ message: ReceivedMessage, reason: String) async {
@@ -252,10 +364,7 @@ public struct Stage<Input: Contract>: Service {
                 "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")", "reason": "\(reason)",
             ])
             var properties = message.properties
-            properties.headers["x-herald-reason"] = .string(reason)
-            properties.headers["x-herald-stage"] = .string(stage)
-            properties.headers["x-herald-queue"] = .string(queue.name)
-            properties.headers["x-herald-dead-lettered-at"] = .string(HeraldJSON.formatTimestamp(Date()))
+            properties.headers.merge(reasonHeaders(reason)) { $1 }
             let letter = OutgoingMessage(
                 exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name,
                 routingKey: message.routingKey, body: message.body, properties: properties)

@@ -141,7 +141,30 @@ public actor Inbox {
 
     public private(set) var messages: [ReceivedMessage] = []
 
-    public func add(_ message: ReceivedMessage) { messages.append(message) }
+    /// Adds a message; a pack (`MessagePack`) adds each of its elements, with the element's
+    /// own message and correlation ids, as the stages downstream see them.
+    public func add(_ message: ReceivedMessage) {
+        guard MessagePack.isPack(message.properties), let elements = try? message.unpacked(ids: { Self.ids(type: message.properties.type, body: $0) }) else {
+            messages.append(message)
+            return
+        }
+        messages += elements
+    }
+
+    /// A contract element's ids, for the contracts Herald's stages emit.
+    static func ids(type: String?, body: Data) -> (messageId: String, correlationId: String)? {
+        func ids<C: Contract>(_ contract: C.Type) -> (String, String)? {
+            (try? HeraldJSON.decode(C.self, from: body)).map { ($0.messageId, $0.correlationId) }
+        }
+        switch type {
+        case NotificationEvent.contractName: return ids(NotificationEvent.self)
+        case Delivery.contractName: return ids(Delivery.self)
+        case DispatchRequest.contractName: return ids(DispatchRequest.self)
+        case Outcome.contractName: return ids(Outcome.self)
+        case TokenRevoked.contractName: return ids(TokenRevoked.self)
+        default: return nil
+        }
+    }
 
     public var ids: [String] { messages.compactMap(\.properties.messageId) }
     public var count: Int { messages.count }

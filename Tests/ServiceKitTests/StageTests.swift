@@ -154,6 +154,34 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
+    @Test("each element of a pack is handled as if it came alone: a rejected one alone is dead-lettered, a failing one alone is retried, the rest pass once")
+    func packElementsAreHandledOneByOne() async throws {
+        let fixture = try StageFixture()
+        let failures = Tally()
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let (group, running) = fixture.start(fixture.stage { event in
+            if event.id == "bad" { throw StageError.rejected("bad input") }
+            if event.id == "flaky", await failures.value == 0 {
+                await failures.add()
+                throw StageError.transient("not yet")
+            }
+        })
+        let events = ["a", "bad", "flaky", "b"].map(StageFixture.event)
+        let messages = try events.map { try OutgoingMessage(contract: $0, exchange: fixture.work.exchange.name, routingKey: "work") }
+        let packed = MessagePack.pack(messages)
+        #expect(packed.count == 1, "four events for one exchange and key travel as one message")
+        try await fixture.runtime.requirePublisher.publish(contentsOf: packed)
+        try await outCollector.inbox.waitUntil("a, b and flaky") { $0.count == 3 }
+        try await deadCollector.inbox.waitUntil("the rejected element") { $0.count == 1 }
+        let dead = await deadCollector.inbox.messages[0]
+        #expect(try dead.decode(NotificationEvent.self).id == "bad")
+        #expect(dead.properties.headers["x-herald-reason"]?.stringValue == "rejected: bad input")
+        #expect(Set(try await outCollector.inbox.messages.map { try $0.decode(NotificationEvent.self).id }) == ["a", "b", "flaky"])
+        #expect(await failures.value == 1)
+        try await fixture.finish(group, running, collectors: [outCollector, deadCollector])
+    }
+
     @Test("a transient failure is retried until it succeeds")
     func transientFailureIsRetried() async throws {
         let fixture = try StageFixture()

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Several messages of one kind, bound for the same exchange and routing key, carried as one
+/// AMQP message: the body is the JSON array of their bodies, the `type` is theirs, and the
+/// `x-herald-pack` header says how many there are. A stage packs the outputs it publishes
+/// together (the deliveries of a fan-out, the outcomes of a window of sends), so the broker
+/// stores, routes, confirms and acknowledges one message instead of a hundred; the next
+/// stage unpacks them and handles each on its own. Single messages are never packed, so a
+/// message published by hand (or by an older Herald) is still read as before.
+public enum MessagePack {
+    /// The header that marks a pack and counts its elements.
+    public static let header = "x-herald-pack"
+    /// At most this many elements per pack.
+    public static let maxCount = 100
+    /// A pack is closed before its body would pass this many bytes.
+    public static let maxBytes = 256 * 1024
+
+    /// How many elements `message` carries (1 for a message that is not a pack).
+    public static func count(of properties: MessageProperties) -> Int {
+        guard let value = properties.headers[header]?.intValue else { return 1 }
+        return max(1, Int(clamping: value))
+    }
+
+    public static func isPack(_ properties: MessageProperties) -> Bool {
+        properties.headers[header] != nil
+    }
+
+    /// `messages` with those that can travel together packed: same exchange, routing key,
+    /// type and mandatory flag, persistent, no headers and no expiry of their own. Every
+    /// message keeps its order among those it is packed with.
+    public static func pack(_ messages: [OutgoingMessage]) -> [OutgoingMessage] {
+        guard messages.count > 1 else { return messages }
+        struct Key: Hashable {
+            var exchange: String
+            var routingKey: String
+            var type: String
+            var mandatory: Bool
+        }
+        var order: [Key] = []
+        var groups: [Key: [OutgoingMessage]] = [:]
+        var result: [OutgoingMessage] = []
+        for message in messages {
+            guard let type = message.properties.type, message.properties.persistent, message.properties.headers.isEmpty,
+                  message.properties.expiration == nil, message.properties.replyTo == nil else {
+                result.append(message)
+                continue
+            }
+            let key = Key(exchange: message.exchange, routingKey: message.routingKey, type: type, mandatory: message.mandatory)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(message)
+        }
+        for key in order {
+            let group = groups[key]!
+            var start = 0
+            while start < group.count {
+                var end = start
+                var bytes = 2
+                while end < group.count, end - start < maxCount, end == start || bytes + group[end].body.count + 1 <= maxBytes {
+                    bytes += group[end].body.count + 1
+                    end += 1
+                }
+                result.append(end - start == 1 ? group[start] : packed(group[start..<end], bytes: bytes))
+                start = end
+            }
+        }
+        return result
+    }
+
+    private static func packed(_ elements: ArraySlice<OutgoingMessage>, bytes: Int) -> OutgoingMessage {
+        var body = Data(capacity: bytes)
+        body.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(element.body)
+        }
+        body.append(UInt8(ascii: "]"))
+        let first = elements.first!
+        var properties = first.properties
+        properties.timestamp = Date()
+        properties.headers = [header: .int(Int64(elements.count))]
+        return OutgoingMessage(exchange: first.exchange, routingKey: first.routingKey, body: body, properties: properties, mandatory: first.mandatory)
+    }
+}
+
+extension ReceivedMessage {
+    /// The elements of a pack as messages of their own (unsettleable: settle the pack), each
+    /// with the pack's properties but for the header; `[self]` for a message that is not a
+    /// pack. `ids` gives an element's `message_id` and `correlation_id` from its body (nil:
+    /// the pack's). For tools and tests: stages decode a pack's body directly.
+    public func unpacked(ids: (Data) -> (messageId: String, correlationId: String)? = { _ in nil }) throws -> [ReceivedMessage] {
+        guard MessagePack.isPack(properties) else { return [self] }
+        guard let array = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) as? [Any] else {
+            throw MessagingError(.invalidMessage, "a \(MessagePack.header) message whose body is not a JSON array")
+        }
+        var properties = properties
+        properties.headers[MessagePack.header] = nil
+        return try array.map { element in
+            let body = try JSONSerialization.data(withJSONObject: element, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+            var properties = properties
+            if let (messageId, correlationId) = ids(body) {
+                properties.messageId = messageId
+                properties.correlationId = correlationId
+            }
+            return ReceivedMessage(
+                body: body, properties: properties, exchange: exchange, routingKey: routingKey, redelivered: redelivered,
+                deliveryTag: deliveryTag, settlement: nil)
+        }
+    }
+}
