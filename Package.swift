@@ -332,6 +332,7 @@ let package = Package(
             name: "RegistryTests",
             dependencies: [
                 "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),

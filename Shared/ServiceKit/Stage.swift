@@ -208,9 +208,10 @@ public struct Stage<Input: Contract>: Service {
                         do { return (index, .success(try await handler(input))) } catch { return (index, .failure(error)) }
                     }
                 }
-                var results = [Result<[Emission], any Error>?](repeating: nil, count: inputs.count)
-                for await (index, result) in group { results[index] = result }
-                return results.map { $0! }
+                var results: [(index: Int, result: Result<[Emission], any Error>)] = []
+                results.reserveCapacity(inputs.count)
+                for await answer in group { results.append(answer) }
+                return results.sorted { $0.index < $1.index }.map(\.result)
             }
             var outputs: [OutgoingMessage] = []
             var done: [Input] = []

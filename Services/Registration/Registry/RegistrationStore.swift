@@ -86,11 +86,14 @@ public final class RegistrationStore: Sendable {
     private static func deviceIds(_ db: Database, app: String, listening pushIds: [String]) throws -> [String] {
         var ids = Set<String>()
         for chunk in pushIds.chunked(chunk) {
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            ids.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks))",
-                                              arguments: StatementArguments([app] + chunk)))
+            ids.formUnion(try String.fetchAll(db, sql: deviceIdsByPushIdSQL(count: chunk.count), arguments: StatementArguments([app] + chunk)))
         }
         return ids.sorted()
+    }
+
+    /// The query behind `deviceIds(listening:)` for `count` push ids.
+    static func deviceIdsByPushIdSQL(count: Int) -> String {
+        "SELECT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(Array(repeating: "?", count: count).joined(separator: ",")))"
     }
 
     /// The delivery targets of the devices whose `column` is in `values` (no push ids: the
@@ -441,6 +444,14 @@ public final class RegistrationStore: Sendable {
         migrator.registerMigration("v3: event claims") { db in
             // 1 while a process fans the event out; 0 once its deliveries are confirmed.
             try db.execute(sql: "ALTER TABLE processedEvents ADD COLUMN claimed INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v4: a covering push-id index") { db in
+            // With (app, pushId) alone, SQLite preferred the primary key's covering (app, …)
+            // prefix: a scan of every push id of the app for each event.
+            try db.execute(sql: """
+                DROP INDEX pushIdsByPushId;
+                CREATE INDEX pushIdsByPushId ON pushIds (app, pushId, deviceId);
+                """)
         }
         return migrator
     }

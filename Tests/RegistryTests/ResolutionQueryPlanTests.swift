@@ -1,0 +1,22 @@
+import Foundation
+import GRDB
+@testable import Registry
+import Testing
+
+/// The resolution queries use their indexes: an event's cost must not grow with the app's
+/// number of devices.
+@Suite("Resolution query plans")
+struct ResolutionQueryPlanTests {
+    @Test func devicesListeningToAPushIdAreFoundThroughThePushIdIndexNotAScanOfTheApp() async throws {
+        let (store, directory) = try RegistrySamples.store()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for n in 0..<50 {
+            try await store.register(app: "demo", RegistrySamples.device("d\(n)", pushIds: ["p\(n)"]))
+        }
+        let plan = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + RegistrationStore.deviceIdsByPushIdSQL(count: 2), arguments: ["demo", "p1", "p2"])
+                .map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("pushId=?"), "\(plan)")
+    }
+}
