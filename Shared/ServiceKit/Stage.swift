@@ -28,13 +28,18 @@ public struct Stage<Input: Contract>: Service {
     /// change when the outputs are safe (e.g. marking an event processed). A failure here
     /// retries the input like a failed handler; its outputs are then published again.
     public typealias Committed = @Sendable (Input) async throws -> Void
-    /// A batch's handler: the emissions of each input, in the inputs' order. Throwing fails
-    /// the whole batch (`StageError.rejected` dead-letters it, anything else retries it).
-    public typealias BatchHandler = @Sendable ([Input]) async throws -> [[Emission]]
-    /// `Committed` for a batch: runs once every emission of the batch is confirmed.
+    /// A batch's handler: the emissions of each input, in the inputs' order, or nil for an
+    /// input it skips (a repeat, or a copy another batch is handling): a skipped input is
+    /// acknowledged with the batch but is not the batch's to commit or release. Throwing
+    /// fails the whole batch (`StageError.rejected` dead-letters it, anything else retries
+    /// it); the handler then undoes what it claimed itself.
+    public typealias BatchHandler = @Sendable ([Input]) async throws -> [[Emission]?]
+    /// `Committed` for a batch: runs once every emission of the batch is confirmed, with the
+    /// inputs the handler did not skip.
     public typealias BatchCommitted = @Sendable ([Input]) async throws -> Void
     /// Runs when a batch fails after its handler returned (publishing or committing failed),
-    /// before its inputs go back to the queue: to undo what the handler claimed.
+    /// before its inputs go back to the queue, with the inputs the handler did not skip: to
+    /// undo what it claimed.
     public typealias Released = @Sendable ([Input]) async -> Void
 
     /// How the inputs are handled.
@@ -158,40 +163,13 @@ public struct Stage<Input: Contract>: Service {
             duration = Metrics.Timer(label: "herald_stage_duration_seconds", dimensions: [("stage", stage)], preferredDisplayUnit: .seconds)
         }
 
+        /// One message in per-message mode: a contract, or a pack whose elements are handled
+        /// concurrently, each as if it had come alone. Everything they emit is published
+        /// together, and the message is acknowledged once all of it is confirmed. A lone
+        /// input that fails is dead-lettered or requeued as it is; in a pack, a rejected
+        /// element alone goes to the dead letters and a failed one alone back to the queue
+        /// (`x-herald-attempts` counts it), published with the pack's outputs.
         func process(_ message: ReceivedMessage) async {
-            if MessagePack.isPack(message.properties) {
-                await process(pack: message)
-                return
-            }
-            let started = ContinuousClock.now
-            defer { duration.record(duration: ContinuousClock.now - started) }
-            let input: Input
-            do {
-                input = try message.decode(Input.self)
-            } catch {
-                await deadLetter(message, reason: "undecodable: \(error)")
-                return
-            }
-            guard case .single(let handler, let committed) = work else { return }
-            do {
-                let emissions = try await handler(input)
-                try await publisher.publish(contentsOf: MessagePack.pack(emissions.map(\.message)))
-                if let afterPublish = hooks.afterPublish { await afterPublish(message) }
-                if let committed { try await committed(input) }
-                message.ack()
-                processed.increment()
-            } catch let error as StageError where error.reason == .rejected {
-                await deadLetter(message, reason: "rejected: \(error.message)")
-            } catch {
-                await retry([message], after: error)
-            }
-        }
-
-        /// A pack in per-message mode: its elements are handled concurrently, each as if it
-        /// had come alone. What they emit, the dead letters of rejected elements and the
-        /// failed elements put back on the queue (`x-herald-attempts` counts them) are
-        /// published together; the pack is acknowledged once all of it is confirmed.
-        func process(pack message: ReceivedMessage) async {
             guard case .single(let handler, let committed) = work else { return }
             let started = ContinuousClock.now
             defer { duration.record(duration: ContinuousClock.now - started) }
@@ -202,16 +180,14 @@ public struct Stage<Input: Contract>: Service {
                 await deadLetter(message, reason: "undecodable: \(error)")
                 return
             }
-            let results = await withTaskGroup(of: (Int, Result<[Emission], any Error>).self) { group in
-                for (index, input) in inputs.enumerated() {
-                    group.addTask {
-                        do { return (index, .success(try await handler(input))) } catch { return (index, .failure(error)) }
-                    }
+            let results = await Self.handle(inputs, with: handler)
+            if !MessagePack.isPack(message.properties), case .failure(let error) = results[0] {
+                if let error = error as? StageError, error.reason == .rejected {
+                    await deadLetter(message, reason: "rejected: \(error.message)")
+                } else {
+                    await retry([message], after: error)
                 }
-                var results: [(index: Int, result: Result<[Emission], any Error>)] = []
-                results.reserveCapacity(inputs.count)
-                for await answer in group { results.append(answer) }
-                return results.sorted { $0.index < $1.index }.map(\.result)
+                return
             }
             var outputs: [OutgoingMessage] = []
             var done: [Input] = []
@@ -261,6 +237,23 @@ public struct Stage<Input: Contract>: Service {
             }
         }
 
+        /// The handler's answer for each input, in order; a lone input without a task group.
+        private static func handle(_ inputs: [Input], with handler: @escaping Handler) async -> [Result<[Emission], any Error>] {
+            func one(_ input: Input) async -> Result<[Emission], any Error> {
+                do { return .success(try await handler(input)) } catch { return .failure(error) }
+            }
+            if inputs.count == 1 { return [await one(inputs[0])] }
+            return await withTaskGroup(of: (Int, Result<[Emission], any Error>).self) { group in
+                for (index, input) in inputs.enumerated() {
+                    group.addTask { (index, await one(input)) }
+                }
+                var results: [(index: Int, result: Result<[Emission], any Error>)] = []
+                results.reserveCapacity(inputs.count)
+                for await answer in group { results.append(answer) }
+                return results.sorted { $0.index < $1.index }.map(\.result)
+            }
+        }
+
         /// Counts the attempts of an input put back on its queue as a message of its own.
         static var attemptsHeader: String { "x-herald-attempts" }
 
@@ -300,25 +293,25 @@ public struct Stage<Input: Contract>: Service {
                 }
             }
             guard !inputs.isEmpty else { return }
-            var handled = false
+            var owned: [Input]?
             do {
                 let emissions = try await handler(inputs)
-                handled = true
                 guard emissions.count == inputs.count else {
                     throw StageError(.transient, "the batch handler answered \(emissions.count) results for \(inputs.count) inputs")
                 }
-                try await publisher.publish(contentsOf: MessagePack.pack(emissions.flatMap { $0.map(\.message) }))
+                owned = zip(inputs, emissions).compactMap { $1 == nil ? nil : $0 }
+                try await publisher.publish(contentsOf: MessagePack.pack(emissions.flatMap { ($0 ?? []).map(\.message) }))
                 if let afterPublish = hooks.afterPublish {
                     for message in messages { await afterPublish(message) }
                 }
-                if let committed { try await committed(inputs) }
+                if let committed, let owned, !owned.isEmpty { try await committed(owned) }
                 for message in messages { message.ack() }
                 processed.increment(by: Int64(inputs.count))
             } catch let error as StageError where error.reason == .rejected {
-                if handled, let released { await released(inputs) }
+                if let owned, let released { await released(owned) }
                 for message in messages { await deadLetter(message, reason: "rejected: \(error.message)") }
             } catch {
-                if handled, let released { await released(inputs) }
+                if let owned, let released { await released(owned) }
                 await retry(messages, after: error)
             }
             let elapsed = ContinuousClock.now - started

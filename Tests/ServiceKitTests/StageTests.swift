@@ -182,6 +182,27 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [outCollector, deadCollector])
     }
 
+    @Test("in a batch, an input the handler skips (a copy another batch holds) is acknowledged but neither committed nor released")
+    func skippedBatchInputsAreNotCommitted() async throws {
+        let fixture = try StageFixture()
+        let committed = CommittedIds()
+        let output = fixture.output
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let stage = Stage<NotificationEvent>(
+            consuming: fixture.work.queue, prefetch: 16, batchSize: 16, runtime: fixture.runtime,
+            committed: { events in await committed.add(events.map(\.id)) }
+        ) { events in
+            try events.map { event in event.id.hasPrefix("skip") ? nil : [try .publish(event, to: output, routingKey: "out")] }
+        }
+        let (group, running) = fixture.start(stage)
+        for id in ["a", "skip-1", "b"] { try await fixture.publishInput(StageFixture.event(id)) }
+        try await outCollector.inbox.waitUntil("a and b") { $0.count == 2 }
+        try await eventually("a and b committed") { await committed.ids.count >= 2 }
+        try await eventually("every input acknowledged") { try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0 }
+        #expect(await committed.ids.sorted() == ["a", "b"])
+        try await fixture.finish(group, running, collectors: [outCollector])
+    }
+
     @Test("a transient failure is retried until it succeeds")
     func transientFailureIsRetried() async throws {
         let fixture = try StageFixture()
@@ -239,4 +260,10 @@ struct StageTests {
         await fixture.work.cleanUp()
         try? await TestBroker.admin.delete(queue: fixture.outputQueue.name)
     }
+}
+
+/// The input ids a batch stage committed.
+actor CommittedIds {
+    var ids: [String] = []
+    func add(_ more: [String]) { ids += more }
 }

@@ -35,19 +35,20 @@ public enum RegistrationStages {
             released: { events in store.release(keys(events)) }
         ) { events in
             let claims = try await store.claim(keys(events))
-            var outputs: [[Emission]] = []
+            var outputs: [[Emission]?] = []
             outputs.reserveCapacity(events.count)
             do {
                 for (event, claim) in zip(events, claims) {
+                    // A repeat, or a copy another batch holds: not this batch's to commit or release.
                     guard claim == .claimed else {
                         repeated.increment()
-                        outputs.append([])
+                        outputs.append(nil)
                         continue
                     }
                     outputs.append(try await fanOut(event, resolver: resolver, routes: routes, counters: (resolved, empty, fannedOut)))
                 }
             } catch {
-                // The stage releases a batch only once the handler returned: these claims are ours to end.
+                // The stage releases only after the handler returned: these claims are ours to end.
                 store.release(zip(keys(events), claims).filter { $0.1 == .claimed }.map(\.0))
                 throw error
             }
