@@ -25,27 +25,41 @@ public enum MessagePack {
         properties.headers[header] != nil
     }
 
+    /// What messages that travel together share: exchange, routing key, type and mandatory flag.
+    public struct Key: Hashable, Sendable {
+        public var exchange: String
+        public var routingKey: String
+        public var type: String
+        public var mandatory: Bool
+    }
+
+    /// The key `message` is packed under, or nil when it must travel alone: persistent, with
+    /// a type, and no headers, expiry or reply-to of its own.
+    public static func key(of message: OutgoingMessage) -> Key? {
+        guard let type = message.properties.type, message.properties.persistent, message.properties.headers.isEmpty,
+              message.properties.expiration == nil, message.properties.replyTo == nil else { return nil }
+        return Key(exchange: message.exchange, routingKey: message.routingKey, type: type, mandatory: message.mandatory)
+    }
+
+    /// Whether a body of `size` bytes still fits a pack that holds `count` elements in
+    /// `bytes` bytes so far (the first element always fits).
+    static func fits(_ size: Int, count: Int, bytes: Int) -> Bool {
+        count == 0 || (count < maxCount && bytes + size + 1 <= maxBytes)
+    }
+
     /// `messages` with those that can travel together packed: same exchange, routing key,
     /// type and mandatory flag, persistent, no headers and no expiry of their own. Every
     /// message keeps its order among those it is packed with.
     public static func pack(_ messages: [OutgoingMessage]) -> [OutgoingMessage] {
         guard messages.count > 1 else { return messages }
-        struct Key: Hashable {
-            var exchange: String
-            var routingKey: String
-            var type: String
-            var mandatory: Bool
-        }
         var order: [Key] = []
         var groups: [Key: [OutgoingMessage]] = [:]
         var result: [OutgoingMessage] = []
         for message in messages {
-            guard let type = message.properties.type, message.properties.persistent, message.properties.headers.isEmpty,
-                  message.properties.expiration == nil, message.properties.replyTo == nil else {
+            guard let key = key(of: message) else {
                 result.append(message)
                 continue
             }
-            let key = Key(exchange: message.exchange, routingKey: message.routingKey, type: type, mandatory: message.mandatory)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(message)
         }
@@ -55,19 +69,21 @@ public enum MessagePack {
             while start < group.count {
                 var end = start
                 var bytes = 2
-                while end < group.count, end - start < maxCount, end == start || bytes + group[end].body.count + 1 <= maxBytes {
+                while end < group.count, fits(group[end].body.count, count: end - start, bytes: bytes) {
                     bytes += group[end].body.count + 1
                     end += 1
                 }
-                result.append(end - start == 1 ? group[start] : packed(group[start..<end], bytes: bytes))
+                result.append(packed(group[start..<end]))
                 start = end
             }
         }
         return result
     }
 
-    private static func packed(_ elements: ArraySlice<OutgoingMessage>, bytes: Int) -> OutgoingMessage {
-        var body = Data(capacity: bytes)
+    /// `elements` as one message (the element itself when there is one).
+    static func packed(_ elements: some Collection<OutgoingMessage>) -> OutgoingMessage {
+        guard elements.count > 1 else { return elements.first! }
+        var body = Data(capacity: elements.reduce(2) { $0 + $1.body.count + 1 })
         body.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }

@@ -19,7 +19,7 @@ public final class Deadlines: Service, Sendable {
     /// Publishes `message` and returns when the broker confirmed it; fails when it refused it
     /// or when `timeout` passed first (a publish waiting for a broker that is gone goes on,
     /// and its late result is dropped).
-    func publish(_ message: OutgoingMessage, with publisher: Publisher, timeout: Duration) async throws {
+    func publish(_ message: OutgoingMessage, with publisher: PackingPublisher, timeout: Duration) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let confirm = PendingConfirm(continuation)
             // A later deadline never goes before an earlier one; an earlier one (a shorter

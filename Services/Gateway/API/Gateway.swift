@@ -15,6 +15,9 @@ public struct Gateway: Sendable {
         public var bodyLimit: Int = 64 * 1024
         public var publishTimeout: Duration = .seconds(5)
         public var commandTimeout: Duration = .seconds(5)
+        /// How many packs of events await the broker's confirm at once; the events of the
+        /// requests that arrive meanwhile leave together as the next pack.
+        public var packsInFlight = 1
         /// Where commands go; Herald's command queues unless a test gives others.
         public var registrationQueue = HeraldTopology.CommandQueue.registration.name
         public var preferencesQueue = HeraldTopology.CommandQueue.preferences.name
@@ -70,6 +73,8 @@ public struct Gateway: Sendable {
     let apps: AppsConfiguration
     let keys: APIKeys
     let publisher: Publisher
+    /// Events of concurrent requests travel to the broker together.
+    let events: PackingPublisher
     let rpc: RPCClient
     let recent: RecentEvents
     /// Fails publishes whose confirm does not come in time; a `Service` of the executable.
@@ -85,6 +90,7 @@ public struct Gateway: Sendable {
         self.apps = apps
         self.keys = keys
         self.publisher = publisher
+        events = PackingPublisher(publisher, packsInFlight: configuration.packsInFlight)
         self.rpc = rpc
         self.recent = recent
         self.deadlines = deadlines
@@ -245,7 +251,7 @@ public struct Gateway: Sendable {
         guard publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
         do {
-            try await deadlines.publish(message, with: publisher, timeout: configuration.publishTimeout)
+            try await deadlines.publish(message, with: events, timeout: configuration.publishTimeout)
         } catch {
             if let error = error as? MessagingError, error.reason == .invalidMessage { throw GatewayError(400, "Invalid request", error.message) }
             throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
