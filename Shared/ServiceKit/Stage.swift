@@ -45,7 +45,7 @@ public struct Stage<Input: Contract>: Service {
     /// How the inputs are handled.
     enum Work: Sendable {
         case single(Handler, committed: Committed?)
-        case batch(size: Int, BatchHandler, committed: BatchCommitted?, released: Released?)
+        case batch(size: Int, linger: Duration, BatchHandler, committed: BatchCommitted?, released: Released?)
     }
 
     /// Test seams: run between publishing the outputs and acknowledging the input.
@@ -74,14 +74,15 @@ public struct Stage<Input: Contract>: Service {
                   work: .single(handler, committed: committed))
     }
 
-    /// A stage that handles its inputs in batches of up to `batchSize` (see the type's notes).
+    /// A stage that handles its inputs in batches of up to `batchSize` messages (see the
+    /// type's notes), gathering for `linger` after the first (none: what has arrived).
     public init(
-        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, maxAttempts: Int = 5,
+        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, linger: Duration = .zero, maxAttempts: Int = 5,
         runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: BatchCommitted? = nil, released: Released? = nil,
         batchHandler: @escaping BatchHandler
     ) {
         self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
-                  work: .batch(size: max(1, batchSize), batchHandler, committed: committed, released: released))
+                  work: .batch(size: max(1, batchSize), linger: linger, batchHandler, committed: committed, released: released))
     }
 
     private init(_ name: String?, queue: QueueSpec, prefetch: UInt16, maxAttempts: Int, runtime: ServiceRuntime, hooks: Hooks, work: Work) {
@@ -119,10 +120,10 @@ public struct Stage<Input: Contract>: Service {
                             budget.release(taken)
                         }
                     }
-                case .batch(let size, _, _, _):
+                case .batch(let size, let linger, _, _, _):
                     var messages = consumer.makeAsyncIterator()
                     while true {
-                        let batch = await messages.nextBatch(maxCount: size)
+                        let batch = await messages.nextBatch(maxCount: size, linger: linger)
                         if batch.isEmpty { break }
                         group.addTask { await processor.process(batch: batch) }
                     }
@@ -278,7 +279,7 @@ public struct Stage<Input: Contract>: Service {
         /// A batch: the undecodable inputs are dead-lettered on their own; the rest are
         /// handled, published, committed and acknowledged together.
         func process(batch: [ReceivedMessage]) async {
-            guard case .batch(_, let handler, let committed, let released) = work else { return }
+            guard case .batch(_, _, let handler, let committed, let released) = work else { return }
             let started = ContinuousClock.now
             var messages: [ReceivedMessage] = []
             var inputs: [Input] = []

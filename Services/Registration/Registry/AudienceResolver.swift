@@ -22,24 +22,34 @@ public struct AudienceResolver: Sendable {
         public var addressKey: AddressKey?
     }
 
+    /// The recipients of one event.
     public func recipients(of event: NotificationEvent) async throws -> [Recipient] {
+        try await recipients(of: [event])[0]
+    }
+
+    /// The recipients of each of `events`, looked up on one read transaction.
+    public func recipients(of events: [NotificationEvent]) async throws -> [[Recipient]] {
+        try await store.lookUp { lookup in try events.map { try recipients(of: $0, lookup) } }
+    }
+
+    private func recipients(of event: NotificationEvent, _ lookup: RegistrationStore.Lookup) throws -> [Recipient] {
         let app = event.app
         var recipients: [Recipient]
         switch event.audience {
         case .users(let users):
-            let devices = try await store.targets(app: app, users: users)
-            let sponsees = try await store.sponsees(app: app, ids: users)
+            let devices = try lookup.targets(app: app, users: users)
+            let sponsees = try lookup.sponsees(app: app, ids: users)
             recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap(Self.target).map { Recipient(device: $0) }
         case .pushIds(let pushIds):
-            recipients = try await store.targets(app: app, pushIds: pushIds).map { Recipient(device: $0) }
+            recipients = try lookup.targets(app: app, pushIds: pushIds).map { Recipient(device: $0) }
         case .devices(let ids):
-            recipients = try await store.targets(app: app, ids: ids).map { Recipient(device: $0) }
+            recipients = try lookup.targets(app: app, ids: ids).map { Recipient(device: $0) }
         case .tokens(let tokens):
             recipients = tokens.map { Recipient(device: Self.direct($0)) }
         case .emailAddressId(let addressId):
-            let registered = try await store.addressKey(app: app, emailAddressId: addressId)
+            let registered = try lookup.addressKey(app: app, emailAddressId: addressId)
             guard let owner = registered?.owner ?? event.context["owner"] else { return [] }
-            recipients = try await store.targets(app: app, users: [owner]).map { Recipient(device: $0, addressKey: registered?.key) }
+            recipients = try lookup.targets(app: app, users: [owner]).map { Recipient(device: $0, addressKey: registered?.key) }
         }
         var seen = Set<String>()
         recipients = recipients.filter { seen.insert($0.device.id).inserted }

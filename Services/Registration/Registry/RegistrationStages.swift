@@ -18,10 +18,13 @@ public enum RegistrationStages {
     /// claimed in one transaction (a copy of an event processed before, or being processed
     /// right now, is acknowledged without publishing again); each claimed event becomes one
     /// delivery per device (deterministic ids), or outcome `filtered` with reason
-    /// `no audience`. The batch is marked processed in one transaction once its deliveries
+    /// `no audience`. A batch gathers for `linger` after its first event: the deliveries of
+    /// its events leave as packs of up to 100, and every stage after keeps that size, so
+    /// each hop downstream costs the broker one message per pack. The batch is marked processed in one transaction once its deliveries
     /// are confirmed, so a crash in between redelivers the events and repeats the same ids.
     public static func resolving(
-        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64
+        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
+        linger: Duration = .milliseconds(5)
     ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: runtime.apps)
         let resolved = Counter(label: "herald_registration_deliveries_total")
@@ -30,7 +33,7 @@ public enum RegistrationStages {
         let fannedOut = Counter(label: "herald_registration_events_total", dimensions: [("result", "resolved")])
         let keys: @Sendable ([NotificationEvent]) -> [RegistrationStore.EventKey] = { $0.map { .init(app: $0.app, eventId: $0.id) } }
         return Stage(
-            "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, runtime: runtime,
+            "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, linger: linger, runtime: runtime,
             committed: { events in try await store.markProcessed(keys(events)) },
             released: { events in store.release(keys(events)) }
         ) { events in
@@ -38,14 +41,16 @@ public enum RegistrationStages {
             var outputs: [[Emission]?] = []
             outputs.reserveCapacity(events.count)
             do {
+                // A repeat, or a copy another batch holds: not this batch's to commit or release.
+                let claimed = zip(events, claims).filter { $0.1 == .claimed }.map(\.0)
+                var audiences = try await resolver.recipients(of: claimed).makeIterator()
                 for (event, claim) in zip(events, claims) {
-                    // A repeat, or a copy another batch holds: not this batch's to commit or release.
-                    guard claim == .claimed else {
+                    guard claim == .claimed, let recipients = audiences.next() else {
                         repeated.increment()
                         outputs.append(nil)
                         continue
                     }
-                    outputs.append(try await fanOut(event, resolver: resolver, routes: routes, counters: (resolved, empty, fannedOut)))
+                    outputs.append(try fanOut(event, to: recipients, routes: routes, counters: (resolved, empty, fannedOut)))
                 }
             } catch {
                 // The stage releases only after the handler returned: these claims are ours to end.
@@ -58,9 +63,9 @@ public enum RegistrationStages {
 
     /// One delivery per device of the event's audience, or the `no audience` outcome.
     private static func fanOut(
-        _ event: NotificationEvent, resolver: AudienceResolver, routes: StageRoutes, counters: (resolved: Counter, empty: Counter, fannedOut: Counter)
-    ) async throws -> [Emission] {
-        let recipients = try await resolver.recipients(of: event)
+        _ event: NotificationEvent, to recipients: [AudienceResolver.Recipient], routes: StageRoutes,
+        counters: (resolved: Counter, empty: Counter, fannedOut: Counter)
+    ) throws -> [Emission] {
         guard !recipients.isEmpty else {
             counters.empty.increment()
             return [try .outcome(Outcome(
@@ -69,6 +74,10 @@ public enum RegistrationStages {
         }
         counters.fannedOut.increment()
         counters.resolved.increment(by: recipients.count)
+        if recipients.count == 1 {
+            // One device: a template would cost more than the one encoding it saves.
+            return [try delivery(of: event, to: recipients[0], routes: routes)]
+        }
         // The event's part is encoded once per address key (there is at most one).
         var encoders: [AddressKey?: DeliveryFanOutEncoder] = [:]
         return try recipients.map { recipient in
@@ -79,6 +88,18 @@ public enum RegistrationStages {
                 exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: body,
                 properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
         }
+    }
+
+    /// The delivery of `event` to one recipient, encoded on its own.
+    private static func delivery(of event: NotificationEvent, to recipient: AudienceResolver.Recipient, routes: StageRoutes) throws -> Emission {
+        let deliveryId = Delivery.makeId(app: event.app, eventId: event.id, deviceId: recipient.device.id)
+        let delivery = Delivery(
+            deliveryId: deliveryId, eventId: event.id, app: event.app, source: event.source, kind: event.kind,
+            occurredAt: event.occurredAt, context: event.context, data: event.data, alert: event.alert,
+            options: event.options, device: recipient.device, addressKey: recipient.addressKey)
+        return Emission(OutgoingMessage(
+            exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: try HeraldJSON.encode(delivery),
+            properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
     }
 
     /// Consumes token revocations: removes the device unless it registered again after the
@@ -105,12 +126,14 @@ public enum RegistrationStages {
     }
 
     /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
-    /// Outcomes are recorded in batches of up to `batchSize`, one transaction each.
+    /// Outcomes are recorded in batches of up to `batchSize` messages gathered for up to
+    /// `linger` (the status API can wait that long), one transaction each.
     public static func recordingOutcomes(
-        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256
+        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
+        linger: Duration = .milliseconds(10)
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
-        return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, runtime: runtime) { outcomes in
+        return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, linger: linger, runtime: runtime) { outcomes in
             try await store.record(outcomes)
             recorded.increment(by: outcomes.count)
             return Array(repeating: [], count: outcomes.count)

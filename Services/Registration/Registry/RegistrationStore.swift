@@ -82,44 +82,92 @@ public final class RegistrationStore: Sendable {
 
     // MARK: Resolution queries (batched)
 
+    /// The resolution's queries, all on one read transaction: Registration resolves a batch
+    /// of events in one read instead of one per event. Statements are prepared once per
+    /// shape and kept by the connection.
+    public struct Lookup {
+        let db: Database
+
+        /// The delivery targets of the users' devices.
+        public func targets(app: String, users: [String]) throws -> [DeviceTarget] {
+            try RegistrationStore.targets(db, app: app, where: "userId IN", users)
+        }
+
+        /// The delivery targets of the devices with these ids.
+        public func targets(app: String, ids: [String]) throws -> [DeviceTarget] {
+            try RegistrationStore.targets(db, app: app, where: "deviceId IN", ids)
+        }
+
+        /// The delivery targets of the devices listening to any of `pushIds`.
+        public func targets(app: String, pushIds: [String]) throws -> [DeviceTarget] {
+            try RegistrationStore.targets(db, app: app, where: "deviceId IN", try RegistrationStore.deviceIds(db, app: app, listening: pushIds))
+        }
+
+        /// The sponsees with these ids.
+        public func sponsees(app: String, ids: [String]) throws -> [Sponsee] {
+            var result: [Sponsee] = []
+            for chunk in ids.chunked(RegistrationStore.chunk) {
+                let statement = try db.cachedStatement(sql: "SELECT sponseeId, type, value FROM sponsees WHERE app = ? AND sponseeId IN (\(marks(chunk.count)))")
+                result += try Row.fetchAll(statement, arguments: StatementArguments([app] + chunk))
+                    .map { Sponsee(sponseeId: $0["sponseeId"], type: $0["type"], value: $0["value"]) }
+            }
+            return result
+        }
+
+        /// The key of an address and the user who owns it.
+        public func addressKey(app: String, emailAddressId: String) throws -> (key: AddressKey, owner: String?)? {
+            let statement = try db.cachedStatement(sql: "SELECT keyId, publicKey, ownerUserId FROM addressKeys WHERE app = ? AND emailAddressId = ?")
+            return try Row.fetchOne(statement, arguments: [app, emailAddressId])
+                .map { (AddressKey(emailAddressId: emailAddressId, keyId: $0["keyId"], publicKey: $0["publicKey"]), $0["ownerUserId"]) }
+        }
+    }
+
+    /// Runs `body` with the resolution's queries on one read transaction.
+    public func lookUp<T: Sendable>(_ body: @Sendable (Lookup) throws -> T) async throws -> T {
+        try await database.read { db in try body(Lookup(db: db)) }
+    }
+
+    /// `count` bound-parameter marks, comma-separated.
+    static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+
     /// The ids of the devices listening to any of `pushIds`, sorted.
     private static func deviceIds(_ db: Database, app: String, listening pushIds: [String]) throws -> [String] {
         var ids = Set<String>()
         for chunk in pushIds.chunked(chunk) {
-            ids.formUnion(try String.fetchAll(db, sql: deviceIdsByPushIdSQL(count: chunk.count), arguments: StatementArguments([app] + chunk)))
+            let statement = try db.cachedStatement(sql: deviceIdsByPushIdSQL(count: chunk.count))
+            ids.formUnion(try String.fetchAll(statement, arguments: StatementArguments([app] + chunk)))
         }
         return ids.sorted()
     }
 
     /// The query behind `deviceIds(listening:)` for `count` push ids.
     static func deviceIdsByPushIdSQL(count: Int) -> String {
-        "SELECT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(Array(repeating: "?", count: count).joined(separator: ",")))"
+        "SELECT deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks(count)))"
     }
 
     /// The delivery targets of the devices whose `column` is in `values` (no push ids: the
     /// resolution's lighter query), in chunks.
     public func targets(app: String, users: [String]) async throws -> [DeviceTarget] {
-        try await database.read { db in try Self.targets(db, app: app, where: "userId IN", users) }
+        try await lookUp { try $0.targets(app: app, users: users) }
     }
 
     public func targets(app: String, ids: [String]) async throws -> [DeviceTarget] {
-        try await database.read { db in try Self.targets(db, app: app, where: "deviceId IN", ids) }
+        try await lookUp { try $0.targets(app: app, ids: ids) }
     }
 
     public func targets(app: String, pushIds: [String]) async throws -> [DeviceTarget] {
-        try await database.read { db in
-            try Self.targets(db, app: app, where: "deviceId IN", try Self.deviceIds(db, app: app, listening: pushIds))
-        }
+        try await lookUp { try $0.targets(app: app, pushIds: pushIds) }
     }
 
     private static func targets(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceTarget] {
         var targets: [DeviceTarget] = []
         targets.reserveCapacity(values.count)
         for chunk in values.chunked(chunk) {
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let cursor = try Row.fetchCursor(
-                db, sql: "SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = ? AND \(column) (\(marks))",
-                arguments: StatementArguments([app] + chunk))
+            let statement = try db.cachedStatement(
+                sql: "SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = ? AND \(column) (\(marks(chunk.count)))")
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments([app] + chunk))
             while let row = try cursor.next() {
                 let keyId: String? = row[6]
                 targets.append(DeviceTarget(
@@ -134,13 +182,11 @@ public final class RegistrationStore: Sendable {
     private static func devices(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceRecord] {
         var records: [DeviceRecord] = []
         for chunk in values.chunked(chunk) {
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE app = ? AND \(column) (\(marks)) ORDER BY deviceId",
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE app = ? AND \(column) (\(marks(chunk.count))) ORDER BY deviceId",
                                         arguments: StatementArguments([app] + chunk))
             guard !rows.isEmpty else { continue }
             var pushIds: [String: [String]] = [:]
-            let deviceMarks = Array(repeating: "?", count: rows.count).joined(separator: ",")
-            for row in try Row.fetchAll(db, sql: "SELECT deviceId, pushId FROM pushIds WHERE app = ? AND deviceId IN (\(deviceMarks))",
+            for row in try Row.fetchAll(db, sql: "SELECT deviceId, pushId FROM pushIds WHERE app = ? AND deviceId IN (\(marks(rows.count)))",
                                         arguments: StatementArguments([app] + rows.map { $0["deviceId"] as String })) {
                 pushIds[row["deviceId"], default: []].append(row["pushId"])
             }
@@ -174,10 +220,7 @@ public final class RegistrationStore: Sendable {
 
     /// The key of an address and the user who owns it.
     public func addressKey(app: String, emailAddressId: String) async throws -> (key: AddressKey, owner: String?)? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT keyId, publicKey, ownerUserId FROM addressKeys WHERE app = ? AND emailAddressId = ?", arguments: [app, emailAddressId])
-                .map { (AddressKey(emailAddressId: emailAddressId, keyId: $0["keyId"], publicKey: $0["publicKey"]), $0["ownerUserId"]) }
-        }
+        try await lookUp { try $0.addressKey(app: app, emailAddressId: emailAddressId) }
     }
 
     @discardableResult
@@ -192,15 +235,7 @@ public final class RegistrationStore: Sendable {
     }
 
     public func sponsees(app: String, ids: [String]) async throws -> [Sponsee] {
-        try await database.read { db in
-            var result: [Sponsee] = []
-            for chunk in ids.chunked(Self.chunk) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                result += try Row.fetchAll(db, sql: "SELECT sponseeId, type, value FROM sponsees WHERE app = ? AND sponseeId IN (\(marks))",
-                                           arguments: StatementArguments([app] + chunk)).map { Sponsee(sponseeId: $0["sponseeId"], type: $0["type"], value: $0["value"]) }
-            }
-            return result
-        }
+        try await lookUp { try $0.sponsees(app: app, ids: ids) }
     }
 
     // MARK: Idempotency
