@@ -220,7 +220,8 @@ def run_shape(args, processes, shape, base, run):
         time.sleep(0.2)
     cpu_after = processes.cpu()
     samples = sampler.stop()
-    published = sum(metric(scrape(name), "herald_amqp_published_total") - before for name, before in published_before.items())
+    published_by = {name: metric(scrape(name), "herald_amqp_published_total") - before for name, before in published_before.items()}
+    published = sum(published_by.values())
     receipts = []
     for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
         millis, _, event = line.split(" ", 2)
@@ -242,6 +243,7 @@ def run_shape(args, processes, shape, base, run):
         "latencyMs": {p: percentile(latencies, float(p)) for p in ("50", "99", "99.9")},
         "cpuMsPerDelivery": {name: round(1000 * (cpu_after[name] - cpu_before[name]) / max(delivered, 1), 3) for name in cpu_after},
         "brokerMessagesPerDelivery": round(published / max(delivered, 1), 2),
+        "brokerMessagesPerDeliveryByProcess": {name: round(count / max(delivered, 1), 3) for name, count in published_by.items() if count},
         "gatewayRequests": load,
         "queues": samples,
         "deliveredPerSecond": [per_second.get(s, 0) for s in range(int(elapsed) + 1)],
