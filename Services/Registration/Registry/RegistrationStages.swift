@@ -20,8 +20,9 @@ public enum RegistrationStages {
     /// delivery per device (deterministic ids), or outcome `filtered` with reason
     /// `no audience`. A batch gathers for `linger` after its first event: the deliveries of
     /// its events leave as packs of up to 100, and every stage after keeps that size, so
-    /// each hop downstream costs the broker one message per pack. The batch is marked processed in one transaction once its deliveries
-    /// are confirmed, so a crash in between redelivers the events and repeats the same ids.
+    /// each hop downstream costs the broker one message per pack. The batch is marked
+    /// processed in one transaction once its deliveries are confirmed, so a crash in between
+    /// redelivers the events and repeats the same ids.
     public static func resolving(
         runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
         linger: Duration = .milliseconds(5)
@@ -41,16 +42,18 @@ public enum RegistrationStages {
             var outputs: [[Emission]?] = []
             outputs.reserveCapacity(events.count)
             do {
-                // A repeat, or a copy another batch holds: not this batch's to commit or release.
                 let claimed = zip(events, claims).filter { $0.1 == .claimed }.map(\.0)
-                var audiences = try await resolver.recipients(of: claimed).makeIterator()
+                let audiences = try await resolver.recipients(of: claimed)
+                var next = audiences.startIndex
                 for (event, claim) in zip(events, claims) {
-                    guard claim == .claimed, let recipients = audiences.next() else {
+                    // A repeat, or a copy another batch holds: not this batch's to commit or release.
+                    guard claim == .claimed else {
                         repeated.increment()
                         outputs.append(nil)
                         continue
                     }
-                    outputs.append(try fanOut(event, to: recipients, routes: routes, counters: (resolved, empty, fannedOut)))
+                    outputs.append(try fanOut(event, to: audiences[next], routes: routes, counters: (resolved, empty, fannedOut)))
+                    next += 1
                 }
             } catch {
                 // The stage releases only after the handler returned: these claims are ours to end.
