@@ -231,9 +231,11 @@ def run_shape(args, processes, shape, base, run):
     last = max((received for received, _ in receipts), default=int(time.time() * 1000)) / 1000
     elapsed = max(last - started, 1e-3)
     per_second = {}
-    for received, _ in receipts:
+    latency_by_second = {}
+    for received, sent in receipts:
         second = int(received / 1000 - started)
         per_second[second] = per_second.get(second, 0) + 1
+        latency_by_second.setdefault(second, []).append(received - sent)
     result = {
         "shape": shape, "run": run,
         "accepted": int(accepted), "expected": expected, "delivered": int(delivered), "receipts": len(receipts),
@@ -247,6 +249,7 @@ def run_shape(args, processes, shape, base, run):
         "gatewayRequests": load,
         "queues": samples,
         "deliveredPerSecond": [per_second.get(s, 0) for s in range(int(elapsed) + 1)],
+        "latencyP99MsBySecond": [percentile(sorted(latency_by_second.get(s, [])), 99.0) for s in range(int(elapsed) + 1)],
         "rssMiB": {name: round(size, 1) for name, size in processes.rss_mib().items()},
     }
     result["cpuMsPerDelivery"]["total"] = round(sum(result["cpuMsPerDelivery"].values()), 3)

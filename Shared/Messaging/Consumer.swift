@@ -37,17 +37,11 @@ public final class Consumer: AsyncSequence, Sendable {
             await buffer.next(isolation: actor)
         }
 
-        /// The next delivery and up to `maxCount - 1` more: those that arrived within `linger`
-        /// of the first (all that have already arrived when `linger` is zero, so a batch never
-        /// waits for a message that is not there yet). Lingering trades a little latency for
-        /// larger batches, and so fewer, larger messages downstream. Empty once the sequence ended.
-        public mutating func nextBatch(
-            maxCount: Int, linger: Duration = .zero, isolation actor: isolated (any Actor)? = #isolation
-        ) async -> [ReceivedMessage] {
+        /// The next delivery and up to `maxCount - 1` more of those that have already
+        /// arrived: a batch never waits for a message that is not there yet. Empty once the
+        /// sequence ended.
+        public mutating func nextBatch(maxCount: Int, isolation actor: isolated (any Actor)? = #isolation) async -> [ReceivedMessage] {
             guard let first = await buffer.next(isolation: actor) else { return [] }
-            if linger > .zero, buffer.count < maxCount - 1 {
-                try? await Task.sleep(for: linger)
-            }
             return [first] + buffer.drain(upTo: maxCount - 1)
         }
     }

@@ -21,7 +21,9 @@ import ServiceLifecycle
 /// its own task, up to `prefetch` at once. In batches (`batchSize:`): the inputs that have
 /// already arrived (up to `batchSize`) are handled together, so the handler can check and
 /// record a whole window in one database transaction, and their emissions are published
-/// with one confirm wait; batches still run concurrently, up to `prefetch` inputs in all.
+/// with one confirm wait. At most `batchesInFlight` batches run at once, and the next is
+/// taken when one ends: an idle stage handles an input at once, a busy one gathers what
+/// arrives while its batches are in flight (group commit, with no timer to wait for).
 public struct Stage<Input: Contract>: Service {
     public typealias Handler = @Sendable (Input) async throws -> [Emission]
     /// Runs once an input's emissions are confirmed, before its ack: for state that may only
@@ -45,7 +47,7 @@ public struct Stage<Input: Contract>: Service {
     /// How the inputs are handled.
     enum Work: Sendable {
         case single(Handler, committed: Committed?)
-        case batch(size: Int, linger: Duration, BatchHandler, committed: BatchCommitted?, released: Released?)
+        case batch(size: Int, inFlight: Int, BatchHandler, committed: BatchCommitted?, released: Released?)
     }
 
     /// Test seams: run between publishing the outputs and acknowledging the input.
@@ -74,15 +76,15 @@ public struct Stage<Input: Contract>: Service {
                   work: .single(handler, committed: committed))
     }
 
-    /// A stage that handles its inputs in batches of up to `batchSize` messages (see the
-    /// type's notes), gathering for `linger` after the first (none: what has arrived).
+    /// A stage that handles its inputs in batches of up to `batchSize` messages, at most
+    /// `batchesInFlight` at once (see the type's notes).
     public init(
-        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, linger: Duration = .zero, maxAttempts: Int = 5,
+        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, batchesInFlight: Int = 2, maxAttempts: Int = 5,
         runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: BatchCommitted? = nil, released: Released? = nil,
         batchHandler: @escaping BatchHandler
     ) {
         self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
-                  work: .batch(size: max(1, batchSize), linger: linger, batchHandler, committed: committed, released: released))
+                  work: .batch(size: max(1, batchSize), inFlight: max(1, batchesInFlight), batchHandler, committed: committed, released: released))
     }
 
     private init(_ name: String?, queue: QueueSpec, prefetch: UInt16, maxAttempts: Int, runtime: ServiceRuntime, hooks: Hooks, work: Work) {
@@ -120,12 +122,19 @@ public struct Stage<Input: Contract>: Service {
                             budget.release(taken)
                         }
                     }
-                case .batch(let size, let linger, _, _, _):
+                case .batch(let size, let inFlight, _, _, _):
+                    // A slot first, then the batch: what arrived while every slot was taken
+                    // is the next batch.
+                    let slots = ElementBudget(limit: inFlight)
                     var messages = consumer.makeAsyncIterator()
                     while true {
-                        let batch = await messages.nextBatch(maxCount: size, linger: linger)
+                        let slot = await slots.acquire(1)
+                        let batch = await messages.nextBatch(maxCount: size)
                         if batch.isEmpty { break }
-                        group.addTask { await processor.process(batch: batch) }
+                        group.addTask {
+                            await processor.process(batch: batch)
+                            slots.release(slot)
+                        }
                     }
                 }
             }

@@ -5,28 +5,20 @@ import Testing
 
 @Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))
 struct ConsumerFlowTests {
-    @Test("a batch with a linger takes the messages that arrive within it after the first")
-    func batchesGatherForTheirLinger() async throws {
-        let work = TestBroker.workTopology("linger")
-        let publisher = Publisher(configuration: TestBroker.configuration("pub-linger", topology: work.topology))
-        let consumer = Consumer(configuration: TestBroker.configuration("sub-linger", topology: work.topology), queue: work.queue.name, prefetch: 50)
+    @Test("a batch is the next message and those already arrived, never waiting for more")
+    func aBatchIsWhatHasArrived() async throws {
+        let work = TestBroker.workTopology("batch")
+        let publisher = Publisher(configuration: TestBroker.configuration("pub-batch", topology: work.topology))
+        let consumer = Consumer(configuration: TestBroker.configuration("sub-batch", topology: work.topology), queue: work.queue.name, prefetch: 50)
         #expect(await consumer.waitUntilConnected(timeout: .seconds(20)))
         var messages = consumer.makeAsyncIterator()
-        // The first message alone, the rest 100 ms later: a 2 s linger takes them all.
-        try await publisher.publish(work.message("first"))
-        let rest = Task {
-            try await Task.sleep(for: .milliseconds(100))
-            try await publisher.publish(contentsOf: (0..<4).map { work.message("later\($0)") })
-        }
-        let batch = await messages.nextBatch(maxCount: 10, linger: .seconds(2))
-        try await rest.value
-        #expect(batch.compactMap(\.properties.messageId) == ["first", "later0", "later1", "later2", "later3"])
-        // Without a linger a batch is what has arrived: the lone message comes alone.
-        try await publisher.publish(work.message("alone"))
-        let lone = await messages.nextBatch(maxCount: 10)
-        try await publisher.publish(work.message("next"))
-        #expect(lone.compactMap(\.properties.messageId) == ["alone"])
-        for message in batch + lone { message.ack() }
+        try await publisher.publish(contentsOf: (0..<5).map { work.message("m\($0)") })
+        try await eventually("all five delivered") { try await TestBroker.admin.readyCount(work.queue.name) == 0 }
+        let batch = await messages.nextBatch(maxCount: 3)
+        #expect(batch.compactMap(\.properties.messageId) == ["m0", "m1", "m2"])
+        let rest = await messages.nextBatch(maxCount: 10)
+        #expect(rest.compactMap(\.properties.messageId) == ["m3", "m4"], "what has arrived, without waiting for a tenth")
+        for message in batch + rest { message.ack() }
         await consumer.close()
         await publisher.close()
         await work.cleanUp()

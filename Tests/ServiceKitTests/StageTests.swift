@@ -182,6 +182,34 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [outCollector, deadCollector])
     }
 
+    @Test("a batch stage handles an input at once when idle, and what arrives while its batches are in flight as the next batch")
+    func batchesGatherWhileOthersAreInFlight() async throws {
+        let fixture = try StageFixture()
+        let batches = CommittedIds()
+        let firstHeld = Gate()
+        let output = fixture.output
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let stage = Stage<NotificationEvent>(
+            consuming: fixture.work.queue, prefetch: 32, batchSize: 16, batchesInFlight: 1, runtime: fixture.runtime
+        ) { events in
+            await batches.add([events.map(\.id).joined(separator: ",")])
+            if events.map(\.id) == ["first"] { await firstHeld.wait() }
+            return try events.map { [try .publish($0, to: output, routingKey: "out")] }
+        }
+        let (group, running) = fixture.start(stage)
+        // Idle: the lone input is a batch of its own, with no wait for company.
+        try await fixture.publishInput(StageFixture.event("first"))
+        try await eventually("the first batch in flight") { await batches.ids == ["first"] }
+        // Busy (its one batch held): what arrives meanwhile waits, then goes as one batch.
+        for id in ["b", "c", "d"] { try await fixture.publishInput(StageFixture.event(id)) }
+        try await eventually("b, c and d delivered to the stage") { try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0 }
+        #expect(await batches.ids == ["first"], "nothing else handled while the only slot is taken")
+        await firstHeld.open()
+        try await outCollector.inbox.waitUntil("every output") { $0.count == 4 }
+        #expect(await batches.ids == ["first", "b,c,d"])
+        try await fixture.finish(group, running, collectors: [outCollector])
+    }
+
     @Test("in a batch, an input the handler skips (a copy another batch holds) is acknowledged but neither committed nor released")
     func skippedBatchInputsAreNotCommitted() async throws {
         let fixture = try StageFixture()

@@ -18,14 +18,15 @@ public enum RegistrationStages {
     /// claimed in one transaction (a copy of an event processed before, or being processed
     /// right now, is acknowledged without publishing again); each claimed event becomes one
     /// delivery per device (deterministic ids), or outcome `filtered` with reason
-    /// `no audience`. A batch gathers for `linger` after its first event: the deliveries of
-    /// its events leave as packs of up to 100, and every stage after keeps that size, so
-    /// each hop downstream costs the broker one message per pack. The batch is marked
+    /// `no audience`. At most `batchesInFlight` batches run at once, so under load a batch
+    /// holds what arrived while the others were in flight: the deliveries of its events
+    /// leave as packs of up to 100, and every stage after keeps that size, so each hop
+    /// downstream costs the broker one message per pack. The batch is marked
     /// processed in one transaction once its deliveries are confirmed, so a crash in between
     /// redelivers the events and repeats the same ids.
     public static func resolving(
         runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
-        linger: Duration = .milliseconds(5)
+        batchesInFlight: Int = 1
     ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: runtime.apps)
         let resolved = Counter(label: "herald_registration_deliveries_total")
@@ -34,7 +35,7 @@ public enum RegistrationStages {
         let fannedOut = Counter(label: "herald_registration_events_total", dimensions: [("result", "resolved")])
         let keys: @Sendable ([NotificationEvent]) -> [RegistrationStore.EventKey] = { $0.map { .init(app: $0.app, eventId: $0.id) } }
         return Stage(
-            "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, linger: linger, runtime: runtime,
+            "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, batchesInFlight: batchesInFlight, runtime: runtime,
             committed: { events in try await store.markProcessed(keys(events)) },
             released: { events in store.release(keys(events)) }
         ) { events in
@@ -129,14 +130,14 @@ public enum RegistrationStages {
     }
 
     /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
-    /// Outcomes are recorded in batches of up to `batchSize` messages gathered for up to
-    /// `linger` (the status API can wait that long), one transaction each.
+    /// Outcomes are recorded in batches of up to `batchSize` messages, one transaction each,
+    /// one batch at a time: what arrives while a batch is written is the next batch.
     public static func recordingOutcomes(
         runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
-        linger: Duration = .milliseconds(10)
+        batchesInFlight: Int = 1
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
-        return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, linger: linger, runtime: runtime) { outcomes in
+        return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, batchesInFlight: batchesInFlight, runtime: runtime) { outcomes in
             try await store.record(outcomes)
             recorded.increment(by: outcomes.count)
             return Array(repeating: [], count: outcomes.count)
