@@ -40,16 +40,53 @@ final class Transfer: @unchecked Sendable {
         return url[url.startIndex..<end]
     }
 
-    /// Receives one header line; a status line starts a new header block (after `100
-    /// Continue`, or a redirect), so only the final response's headers remain.
-    func receiveHeader(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.hasPrefix("HTTP/") {
-            headers.removeAll()
+    /// Receives one header line as curl hands it over (CRLF included); a status line starts
+    /// a new header block (after `100 Continue`, or a redirect), so only the final
+    /// response's headers remain.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        switch HeaderLine(line) {
+        case .status: headers.removeAll()
+        case .field(let name, let value): headers.append((name, value))
+        case .other: break
+        }
+    }
+}
+
+/// One line of a response head, read from its bytes (ASCII work only: it runs for every
+/// header of every response).
+enum HeaderLine: Equatable {
+    /// `HTTP/…`: the start of a header block.
+    case status
+    /// `Name: value`, the name lowercased, the value without surrounding blanks.
+    case field(name: String, value: String)
+    /// The blank line that ends the head, or anything without a colon.
+    case other
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        if line.starts(with: "HTTP/".utf8) {
+            self = .status
             return
         }
-        guard let colon = trimmed.firstIndex(of: ":") else { return }
-        headers.append((trimmed[..<colon].lowercased(), trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            self = .other
+            return
+        }
+        var valueStart = colon + 1
+        while valueStart < line.endIndex, isBlank(line[valueStart]) { valueStart += 1 }
+        let name = String(unsafeUninitializedCapacity: colon) { buffer in
+            for index in 0..<colon {
+                let byte = line[index]
+                buffer[index] = (byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte
+            }
+            return colon
+        }
+        self = .field(name: name, value: String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart...]), as: UTF8.self))
     }
 }
 
@@ -69,8 +106,7 @@ enum TransferCallbacks {
     static let header: herald_curl_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-        let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-        transfer.receiveHeader(String(decoding: bytes, as: UTF8.self))
+        transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
         return size * count
     }
 }
