@@ -47,6 +47,8 @@ public final class Consumer: AsyncSequence, Sendable {
     }
 
     public var name: String { worker.configuration.name }
+    /// Deliveries received from the broker and not yet taken from the sequence.
+    public var buffered: Int { buffer.count }
     public var isConnected: Bool { worker.isConnected }
     public var lastError: MessagingError? { worker.lastError }
 

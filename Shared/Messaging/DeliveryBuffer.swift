@@ -47,6 +47,9 @@ final class DeliveryBuffer: DeliverySink, Sendable {
         if let (waiter, message) = handoff { waiter.resume(returning: message) }
     }
 
+    /// How many deliveries are buffered.
+    var count: Int { state.withLock { $0.items.count } }
+
     /// Up to `limit` deliveries that are already buffered, without waiting for more.
     func drain(upTo limit: Int) -> [ReceivedMessage] {
         guard limit > 0 else { return [] }

@@ -79,7 +79,7 @@ public struct Stage<Input: Contract>: Service {
     /// A stage that handles its inputs in batches of up to `batchSize` messages, at most
     /// `batchesInFlight` at once (see the type's notes).
     public init(
-        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, batchesInFlight: Int = 2, maxAttempts: Int = 5,
+        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, batchesInFlight: Int = 1, maxAttempts: Int = 5,
         runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: BatchCommitted? = nil, released: Released? = nil,
         batchHandler: @escaping BatchHandler
     ) {
