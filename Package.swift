@@ -20,6 +20,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
+        .executable(name: "herald-json-bench", targets: ["JSONBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
@@ -226,6 +227,11 @@ let package = Package(
             name: "MessagingBenchmark",
             dependencies: ["Messaging"],
             path: "Benchmarks/MessagingBenchmark"
+        ),
+        .executableTarget(
+            name: "JSONBenchmark",
+            dependencies: ["HeraldModel"],
+            path: "Benchmarks/JSONBenchmark"
         ),
         .target(
             name: "BenchmarkSupport",

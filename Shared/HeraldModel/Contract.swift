@@ -12,10 +12,41 @@ public protocol Contract: Codable, Sendable {
     /// The message body: the contract's JSON with Herald's conventions. Contracts written at
     /// high rates give their own faster writer; its bytes equal `HeraldJSON.encode(self)`.
     func wireJSON() throws -> Data
+    /// Decodes one contract from its JSON; contracts read at high rates read it directly
+    /// (`JSONReadable`) and fall back to the decoder for anything unusual, so results and
+    /// errors equal `HeraldJSON.decode`'s.
+    static func fromWireJSON(_ data: Data) throws -> Self
+    /// Decodes a JSON array of contracts (a pack's body), likewise.
+    static func arrayFromWireJSON(_ data: Data) throws -> [Self]
 }
 
 extension Contract {
     public func wireJSON() throws -> Data { try HeraldJSON.encode(self) }
+    public static func fromWireJSON(_ data: Data) throws -> Self { try HeraldJSON.decode(Self.self, from: data) }
+    public static func arrayFromWireJSON(_ data: Data) throws -> [Self] { try HeraldJSON.decode([Self].self, from: data) }
+}
+
+/// A value that reads itself from JSON with `JSONReader`, throwing for anything outside the
+/// reader's subset; it must read exactly the values its `Decodable` conformance would.
+public protocol JSONReadable {
+    init(reading json: inout JSONReader) throws
+}
+
+extension Contract where Self: JSONReadable {
+    public static func fromWireJSON(_ data: Data) throws -> Self {
+        if let value = JSONReader.read(data, { try Self(reading: &$0) }) { return value }
+        return try HeraldJSON.decode(Self.self, from: data)
+    }
+
+    public static func arrayFromWireJSON(_ data: Data) throws -> [Self] {
+        let list = JSONReader.read(data) { reader -> [Self] in
+            var list: [Self] = []
+            try reader.array { list.append(try Self(reading: &$0)) }
+            return list
+        }
+        if let list { return list }
+        return try HeraldJSON.decode([Self].self, from: data)
+    }
 }
 
 /// The names of every contract, in one place.

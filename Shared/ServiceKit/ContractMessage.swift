@@ -35,7 +35,7 @@ extension ReceivedMessage {
             throw ContractError(.wrongType, "expected a \(C.contractName) message, got type \"\(sent)\"")
         }
         do {
-            return try HeraldJSON.decode(C.self, from: body)
+            return try C.fromWireJSON(body)
         } catch {
             throw ContractError(.malformed, "\(C.contractName): \(HeraldJSON.describe(error))")
         }
@@ -51,7 +51,7 @@ extension ReceivedMessage {
         }
         let elements: [C]
         do {
-            elements = try HeraldJSON.decode([C].self, from: body)
+            elements = try C.arrayFromWireJSON(body)
         } catch {
             throw ContractError(.malformed, "a pack of \(C.contractName): \(HeraldJSON.describe(error))")
         }

@@ -4,8 +4,7 @@ import HeraldModel
 /// Encodes the deliveries of one event to many devices without encoding the event again
 /// for each: the event's part is encoded once into a template, and per device only the
 /// delivery id and the device's JSON are written into it. The bytes are exactly those of
-/// `HeraldJSON.encode(Delivery(...))` (the tests compare them); device fields with
-/// characters JSON must escape go through the JSON encoder itself.
+/// `HeraldJSON.encode(Delivery(...))` (the tests compare them).
 struct DeliveryFanOutEncoder {
     private let event: NotificationEvent
     private let head: Data
@@ -21,9 +20,11 @@ struct DeliveryFanOutEncoder {
             deliveryId: Self.idMarker, eventId: event.id, app: event.app, source: event.source, kind: event.kind,
             occurredAt: event.occurredAt, context: event.context, data: event.data, alert: event.alert,
             options: event.options, device: Self.deviceMarker, addressKey: addressKey)
-        let template = try HeraldJSON.encode(prototype)
+        let template = try prototype.wireJSON()
         let idField = Data(#""deliveryId":"\#(Self.idMarker)""#.utf8)
-        let deviceField = Data(#""device":"#.utf8) + (try HeraldJSON.encode(Self.deviceMarker))
+        var marker = Data()
+        Self.appendDevice(Self.deviceMarker, to: &marker)
+        let deviceField = Data(#""device":"#.utf8) + marker
         guard let idRange = template.range(of: idField), let deviceRange = template.range(of: deviceField, in: idRange.upperBound..<template.endIndex) else {
             throw EncodingError.invalidValue(prototype, .init(codingPath: [], debugDescription: "unexpected delivery layout"))
         }
@@ -39,35 +40,15 @@ struct DeliveryFanOutEncoder {
         body.append(head)
         body.append(contentsOf: deliveryId.utf8)
         body.append(middle)
-        try Self.appendDevice(device, to: &body)
+        Self.appendDevice(device, to: &body)
         body.append(tail)
         return (deliveryId, body)
     }
 
     /// `device` as the JSON encoder writes it (sorted keys, optionals left out).
-    static func appendDevice(_ device: DeviceTarget, to body: inout Data) throws {
-        var strings = [device.id, device.token]
-        if let userId = device.userId { strings.append(userId) }
-        if let locale = device.locale { strings.append(locale) }
-        if let key = device.key { strings += [key.auth, key.keyId, key.p256dh] }
-        // Webhook targets (with a recipient) are rare enough for the encoder itself.
-        guard device.recipient == nil, strings.allSatisfy(isPlain) else {
-            body.append(try HeraldJSON.encode(device))
-            return
-        }
-        var json = #"{"id":""# + device.id + "\""
-        if let key = device.key {
-            json += #","key":{"auth":""# + key.auth + #"","keyId":""# + key.keyId + #"","p256dh":""# + key.p256dh + "\"}"
-        }
-        if let locale = device.locale { json += #","locale":""# + locale + "\"" }
-        json += #","os":""# + device.os.rawValue + #"","platform":""# + device.platform.rawValue + #"","token":""# + device.token + "\""
-        if let userId = device.userId { json += #","userId":""# + userId + "\"" }
-        json += "}"
-        body.append(contentsOf: json.utf8)
-    }
-
-    /// Text the JSON encoder writes as is: no quote, backslash or control character.
-    static func isPlain(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    static func appendDevice(_ device: DeviceTarget, to body: inout Data) {
+        var json = JSONWriter(capacity: 256)
+        device.write(to: &json)
+        body.append(contentsOf: json.bytes)
     }
 }

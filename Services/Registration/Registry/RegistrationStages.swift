@@ -102,7 +102,7 @@ public enum RegistrationStages {
             occurredAt: event.occurredAt, context: event.context, data: event.data, alert: event.alert,
             options: event.options, device: recipient.device, addressKey: recipient.addressKey)
         return Emission(OutgoingMessage(
-            exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: try HeraldJSON.encode(delivery),
+            exchange: routes.output.name, routingKey: HeraldTopology.RoutingKey.resolved, body: try delivery.wireJSON(),
             properties: .contract(Delivery.contractName, messageId: deliveryId, correlationId: event.id), mandatory: true))
     }
 

@@ -1,0 +1,260 @@
+import Foundation
+
+/// Reads JSON as a stream of calls (`object`, `string`, `int`, …) without `JSONDecoder`'s
+/// per-value boxing, for the contracts a service reads thousands of times a second. It
+/// accepts a strict subset of what `HeraldJSON.decoder()` accepts and throws `Mismatch` for
+/// anything else; callers then decode the same bytes with the decoder, which gives the
+/// result or the precise error (see `HeraldJSON.decodeWire`).
+public struct JSONReader {
+    /// The input is not in the subset this reader handles; the decoder decides.
+    public struct Mismatch: Error, Sendable {
+        public init() {}
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+
+    /// Reads from `bytes`, which must outlive the reader (use it inside `withUnsafeBytes`).
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// Reads `data` with `body`, which must consume exactly one value; nil when the data is
+    /// outside the reader's subset (or `body` threw).
+    public static func read<T>(_ data: Data, _ body: (inout JSONReader) throws -> T) -> T? {
+        data.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            guard let value = try? body(&reader), (try? reader.end()) != nil else { return nil }
+            return value
+        }
+    }
+
+    // MARK: Values
+
+    /// An object: `member` is called with each key and must read that member's value.
+    public mutating func object(_ member: (String, inout JSONReader) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try peek() == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try member(key, &self)
+            switch try next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "}"): return
+            default: throw Mismatch()
+            }
+        }
+    }
+
+    /// An array: `element` is called once per element and must read it.
+    public mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if try peek() == UInt8(ascii: "]") { index += 1; return }
+        while true {
+            try element(&self)
+            switch try next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "]"): return
+            default: throw Mismatch()
+            }
+        }
+    }
+
+    /// Whether the next value is `null`; consumes it if so.
+    public mutating func null() throws -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    public mutating func bool() throws -> Bool {
+        switch try peek() {
+        case UInt8(ascii: "t"): try literal("true"); return true
+        case UInt8(ascii: "f"): try literal("false"); return false
+        default: throw Mismatch()
+        }
+    }
+
+    /// An integer written as plain digits (no fraction or exponent) that fits in `Int`.
+    public mutating func int() throws -> Int {
+        _ = try peek()
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        let start = index
+        var value = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let digit = Int(bytes[index] - UInt8(ascii: "0"))
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw Mismatch() }
+            value = sum
+            index += 1
+        }
+        let count = index - start
+        guard count > 0, !(count > 1 && bytes[start] == UInt8(ascii: "0")) else { throw Mismatch() }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { throw Mismatch() }
+        return value
+    }
+
+    public mutating func string() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                guard let text else { throw Mismatch() }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            guard byte >= 0x20 else { throw Mismatch() }
+            index += 1
+        }
+        throw Mismatch()
+    }
+
+    /// A JSON object of strings.
+    public mutating func stringMap() throws -> [String: String] {
+        var map: [String: String] = [:]
+        try object { key, reader in
+            guard map.updateValue(try reader.string(), forKey: key) == nil else { throw Mismatch() }
+        }
+        return map
+    }
+
+    public mutating func strings() throws -> [String] {
+        var list: [String] = []
+        try array { list.append(try $0.string()) }
+        return list
+    }
+
+    /// A timestamp the way contracts carry it.
+    public mutating func timestamp() throws -> Date {
+        guard let date = HeraldJSON.parseTimestamp(try string()) else { throw Mismatch() }
+        return date
+    }
+
+    /// A string that must be one of `T`'s raw values.
+    public mutating func raw<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue == String {
+        guard let value = T(rawValue: try string()) else { throw Mismatch() }
+        return value
+    }
+
+    /// Skips any value (for members a contract does not know).
+    public mutating func skip() throws {
+        switch try peek() {
+        case UInt8(ascii: "{"): try object { _, reader in try reader.skip() }
+        case UInt8(ascii: "["): try array { try $0.skip() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+        case UInt8(ascii: "n"): try literal("null")
+        default:
+            // A number: its characters, checked by the decoder if it ever matters.
+            guard [UInt8(ascii: "-")].contains(bytes[index]) || (bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")) else { throw Mismatch() }
+            while index < bytes.count, "0123456789+-.eE".utf8.contains(bytes[index]) { index += 1 }
+        }
+    }
+
+    /// Only whitespace may follow the value.
+    public mutating func end() throws {
+        skipWhitespace()
+        guard index == bytes.count else { throw Mismatch() }
+    }
+
+    // MARK: Bytes
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next significant byte, not consumed.
+    private mutating func peek() throws -> UInt8 {
+        skipWhitespace()
+        guard index < bytes.count else { throw Mismatch() }
+        return bytes[index]
+    }
+
+    /// The next significant byte, consumed.
+    private mutating func next() throws -> UInt8 {
+        let byte = try peek()
+        index += 1
+        return byte
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        guard try next() == byte else { throw Mismatch() }
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        guard index + word.utf8CodeUnitCount <= bytes.count else { throw Mismatch() }
+        for offset in 0..<word.utf8CodeUnitCount where bytes[index + offset] != word.utf8Start[offset] { throw Mismatch() }
+        index += word.utf8CodeUnitCount
+    }
+
+    /// The rest of a string with escapes, from its first byte at `start`.
+    private mutating func escapedString(from start: Int) throws -> String {
+        var utf8 = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: utf8, as: UTF8.self) else { throw Mismatch() }
+                return text
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw Mismatch() }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        try literal("\\u")
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw Mismatch() }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw Mismatch() }
+                    utf8.append(contentsOf: String(Character(unicode)).utf8)
+                default:
+                    throw Mismatch()
+                }
+            default:
+                guard byte >= 0x20 else { throw Mismatch() }
+                utf8.append(byte)
+            }
+        }
+        throw Mismatch()
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw Mismatch() }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Mismatch()
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+}
