@@ -61,6 +61,11 @@ public struct JSONReader {
         }
     }
 
+    /// An optional member's value: nil for `null` (as `decodeIfPresent` reads it), else `read`.
+    public mutating func optional<T>(_ read: (inout JSONReader) throws -> T) throws -> T? {
+        try null() ? nil : read(&self)
+    }
+
     /// Whether the next value is `null`; consumes it if so.
     public mutating func null() throws -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
@@ -256,5 +261,23 @@ public struct JSONReader {
             index += 1
         }
         return value
+    }
+}
+
+/// Which members of an object have been read: a duplicate or a missing required member is a
+/// mismatch (the decoder then decides).
+struct MemberSet {
+    private var bits: UInt32 = 0
+
+    mutating func insert(_ member: Int) throws {
+        let bit: UInt32 = 1 << UInt32(member)
+        guard bits & bit == 0 else { throw JSONReader.Mismatch() }
+        bits |= bit
+    }
+
+    func contains(_ member: Int) -> Bool { bits & (1 << UInt32(member)) != 0 }
+
+    func require(_ members: Int...) throws {
+        for member in members where !contains(member) { throw JSONReader.Mismatch() }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HeraldModel
 import Testing
 
-@Suite("Deliveries and dispatch requests read and written without the coders")
+@Suite("Contracts read and written without the coders")
 struct WireJSONTests {
     /// Reads with `JSONReader` only (no fallback to the decoder), so a broken reader cannot
     /// hide behind the decoder.
@@ -40,12 +40,59 @@ struct WireJSONTests {
         }
     }
 
+    @Test("2,000 generated outcomes: written as the encoder writes them, read as the decoder reads them")
+    func generatedOutcomes() throws {
+        var random = SeededRandom(seed: 13)
+        for _ in 0..<2000 {
+            let outcome = Outcome(
+                deliveryId: Self.text(&random) + "d", eventId: Self.text(&random), app: Self.text(&random),
+                status: OutcomeStatus.allCases[random.next(upTo: OutcomeStatus.allCases.count)],
+                reason: Self.maybe(&random), providerCode: Self.maybe(&random), at: Self.date(&random))
+            let encoded = try HeraldJSON.encode(outcome)
+            let written = try outcome.wireJSON()
+            #expect(written == encoded, "\(String(decoding: encoded, as: UTF8.self))")
+            let read = Self.read(Outcome.self, encoded)
+            let decoded = try HeraldJSON.decode(Outcome.self, from: encoded)
+            #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
+            if written != encoded || read != decoded { return }
+        }
+    }
+
+    @Test("2,000 generated events: read as the decoder reads them")
+    func generatedEvents() throws {
+        var random = SeededRandom(seed: 17)
+        for _ in 0..<2000 {
+            let encoded = try JSONWriterTests.event(&random).wireJSON()
+            let read = Self.read(NotificationEvent.self, encoded)
+            let decoded = try HeraldJSON.decode(NotificationEvent.self, from: encoded)
+            #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
+            if read != decoded { return }
+        }
+    }
+
+    @Test("events the decoder refuses (empty ids, two audience forms, an empty list) the reader refuses too",
+          arguments: [
+              #"{"id":"","app":"a","source":"api","kind":"k","occurredAt":"2026-11-21T09:30:00Z","audience":{"users":["u"]}}"#,
+              #"{"id":"i","app":"a","source":"api","kind":"k","occurredAt":"2026-11-21T09:30:00Z","audience":{"users":["u"],"devices":["d"]}}"#,
+              #"{"id":"i","app":"a","source":"api","kind":"k","occurredAt":"2026-11-21T09:30:00Z","audience":{"pushIds":[]}}"#,
+              #"{"id":"i","app":"a","source":"api","kind":"k","occurredAt":"yesterday","audience":{"users":["u"]}}"#,
+          ])
+    func refusedEvents(_ text: String) {
+        let data = Data(text.utf8)
+        #expect(Self.read(NotificationEvent.self, data) == nil)
+        #expect(throws: (any Error).self) { try HeraldJSON.decode(NotificationEvent.self, from: data) }
+    }
+
     @Test("the golden fixtures, pretty-printed, are read as the decoder reads them")
     func fixtures() throws {
         for name in ["delivery.v1", "delivery.v1.email", "delivery.v1.webhook"] {
             let data = try Self.fixture(name)
             #expect(Self.read(Delivery.self, data) == (try HeraldJSON.decode(Delivery.self, from: data)), "\(name)")
         }
+        let event = try Self.fixture("event.v1")
+        #expect(Self.read(NotificationEvent.self, event) == (try HeraldJSON.decode(NotificationEvent.self, from: event)))
+        let outcome = try Self.fixture("outcome.v1")
+        #expect(Self.read(Outcome.self, outcome) == (try HeraldJSON.decode(Outcome.self, from: outcome)))
         for name in ["dispatch.v1", "dispatch.v1.webhook"] {
             let data = try Self.fixture(name)
             #expect(Self.read(DispatchRequest.self, data) == (try HeraldJSON.decode(DispatchRequest.self, from: data)), "\(name)")
