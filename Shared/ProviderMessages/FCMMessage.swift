@@ -86,13 +86,65 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         return request.ttlSeconds.map { min(maximumTTL, max(0, $0)) }
     }
 
-    /// The HTTP body of `messages:send`.
+    /// The HTTP body of `messages:send`, written directly (the dispatcher writes one per
+    /// send); its bytes equal `encodedRequestBody(validateOnly:)`'s.
     public func requestBody(validateOnly: Bool = false) throws -> Data {
+        var json = JSONWriter(capacity: 1024)
+        json.beginObject()
+        json.key("message")
+        write(to: &json)
+        if validateOnly { json.key("validate_only"); json.bool(true) }
+        json.endObject()
+        return json.data
+    }
+
+    /// The HTTP body of `messages:send` through `JSONEncoder`: the reference the tests hold
+    /// `requestBody` to.
+    public func encodedRequestBody(validateOnly: Bool = false) throws -> Data {
         struct Body: Encodable {
             var validate_only: Bool?
             var message: FCMMessage
         }
         return try Self.encoder.encode(Body(validate_only: validateOnly ? true : nil, message: self))
+    }
+
+    /// The message as the encoder writes it (sorted keys, optionals left out).
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        if let android {
+            json.key("android")
+            json.beginObject()
+            if let collapseKey = android.collapseKey { json.key("collapse_key"); json.string(collapseKey) }
+            json.key("priority"); json.string(android.priority)
+            if let ttl = android.ttl { json.key("ttl"); json.string(ttl) }
+            json.endObject()
+        }
+        if let apns {
+            json.key("apns")
+            json.beginObject()
+            json.key("headers"); json.stringMap(apns.headers)
+            if let payload = apns.payload {
+                json.key("payload")
+                json.beginObject()
+                json.key("aps")
+                json.beginObject()
+                if let value = payload.aps.contentAvailable { json.key("content-available"); json.int(value) }
+                if let value = payload.aps.mutableContent { json.key("mutable-content"); json.int(value) }
+                json.endObject()
+                json.endObject()
+            }
+            json.endObject()
+        }
+        if let data { json.key("data"); json.stringMap(data) }
+        if let notification {
+            json.key("notification")
+            json.beginObject()
+            if let body = notification.body { json.key("body"); json.string(body) }
+            if let title = notification.title { json.key("title"); json.string(title) }
+            json.endObject()
+        }
+        json.key("token"); json.string(token)
+        json.endObject()
     }
 
     /// The bytes FCM counts against its limit: the keys and values of the data map.
