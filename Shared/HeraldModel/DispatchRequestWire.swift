@@ -80,10 +80,7 @@ extension DispatchRequest: JSONReadable {
         json.key("kind"); json.string(kind)
         if let notification {
             json.key("notification")
-            json.beginObject()
-            if let body = notification.body { json.key("body"); json.string(body) }
-            if let title = notification.title { json.key("title"); json.string(title) }
-            json.endObject()
+            json.titleAndBody(title: notification.title, body: notification.body)
         }
         json.key("os"); json.string(os.rawValue)
         json.key("platform"); json.string(platform.rawValue)

@@ -79,6 +79,15 @@ public struct JSONWriter: Sendable {
         endObject()
     }
 
+    /// A visible alert's `{"body", "title"}` object, either left out when nil (FCM's
+    /// `notification`, the dispatch request's and the event's literal alert).
+    public mutating func titleAndBody(title: String?, body: String?) {
+        beginObject()
+        if let body { key("body"); string(body) }
+        if let title { key("title"); string(title) }
+        endObject()
+    }
+
     public mutating func strings(_ values: [String]) {
         beginArray()
         for value in values { string(value) }

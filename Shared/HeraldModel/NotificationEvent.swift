@@ -277,16 +277,15 @@ extension Audience {
 
 extension Alert {
     func write(to json: inout JSONWriter) {
-        json.beginObject()
         switch self {
         case .template(let name, let args):
+            json.beginObject()
             if !args.isEmpty { json.key("args"); json.stringMap(args) }
             json.key("template"); json.string(name)
+            json.endObject()
         case .literal(let title, let body):
-            if let body { json.key("body"); json.string(body) }
-            if let title { json.key("title"); json.string(title) }
+            json.titleAndBody(title: title, body: body)
         }
-        json.endObject()
     }
 }
 

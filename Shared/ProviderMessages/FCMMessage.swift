@@ -138,10 +138,7 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         if let data { json.key("data"); json.stringMap(data) }
         if let notification {
             json.key("notification")
-            json.beginObject()
-            if let body = notification.body { json.key("body"); json.string(body) }
-            if let title = notification.title { json.key("title"); json.string(title) }
-            json.endObject()
+            json.titleAndBody(title: notification.title, body: notification.body)
         }
         json.key("token"); json.string(token)
         json.endObject()

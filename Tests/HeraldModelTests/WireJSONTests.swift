@@ -10,64 +10,45 @@ struct WireJSONTests {
         JSONReader.read(data) { try T(reading: &$0) }
     }
 
-    @Test("2,000 generated deliveries: written as the encoder writes them, read as the decoder reads them")
-    func generatedDeliveries() throws {
-        var random = SeededRandom(seed: 7)
-        for _ in 0..<2000 {
-            let delivery = Self.delivery(&random)
-            let encoded = try HeraldJSON.encode(delivery)
-            let written = try delivery.wireJSON()
+    /// Each value is written byte for byte as the encoder writes it, and its encoding read
+    /// (by the reader alone) as the decoder reads it; stops at the first difference.
+    static func checkRoundTrips<T: Contract & JSONReadable & Equatable>(_ values: [T]) throws {
+        for value in values {
+            let encoded = try HeraldJSON.encode(value)
+            let written = try value.wireJSON()
             #expect(written == encoded, "\(String(decoding: encoded, as: UTF8.self))")
-            let read = Self.read(Delivery.self, encoded)
-            let decoded = try HeraldJSON.decode(Delivery.self, from: encoded)
+            let read = Self.read(T.self, encoded)
+            let decoded = try HeraldJSON.decode(T.self, from: encoded)
             #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
             if written != encoded || read != decoded { return }
         }
+    }
+
+    @Test("2,000 generated deliveries: written as the encoder writes them, read as the decoder reads them")
+    func generatedDeliveries() throws {
+        var random = SeededRandom(seed: 7)
+        try Self.checkRoundTrips((0..<2000).map { _ in Self.delivery(&random) })
     }
 
     @Test("2,000 generated dispatch requests: written as the encoder writes them, read as the decoder reads them")
     func generatedDispatchRequests() throws {
         var random = SeededRandom(seed: 11)
-        for _ in 0..<2000 {
-            let request = Self.dispatch(&random)
-            let encoded = try HeraldJSON.encode(request)
-            let written = try request.wireJSON()
-            #expect(written == encoded, "\(String(decoding: encoded, as: UTF8.self))")
-            let read = Self.read(DispatchRequest.self, encoded)
-            let decoded = try HeraldJSON.decode(DispatchRequest.self, from: encoded)
-            #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
-            if written != encoded || read != decoded { return }
-        }
+        try Self.checkRoundTrips((0..<2000).map { _ in Self.dispatch(&random) })
     }
 
     @Test("2,000 generated outcomes: written as the encoder writes them, read as the decoder reads them")
     func generatedOutcomes() throws {
         var random = SeededRandom(seed: 13)
-        for _ in 0..<2000 {
-            let outcome = Outcome(
-                deliveryId: Self.text(&random) + "d", eventId: Self.text(&random), app: Self.text(&random),
-                status: OutcomeStatus.allCases[random.next(upTo: OutcomeStatus.allCases.count)],
-                reason: Self.maybe(&random), providerCode: Self.maybe(&random), at: Self.date(&random))
-            let encoded = try HeraldJSON.encode(outcome)
-            let written = try outcome.wireJSON()
-            #expect(written == encoded, "\(String(decoding: encoded, as: UTF8.self))")
-            let read = Self.read(Outcome.self, encoded)
-            let decoded = try HeraldJSON.decode(Outcome.self, from: encoded)
-            #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
-            if written != encoded || read != decoded { return }
-        }
+        try Self.checkRoundTrips((0..<2000).map { _ in Outcome(
+            deliveryId: Self.text(&random) + "d", eventId: Self.text(&random), app: Self.text(&random),
+            status: OutcomeStatus.allCases[random.next(upTo: OutcomeStatus.allCases.count)],
+            reason: Self.maybe(&random), providerCode: Self.maybe(&random), at: Self.date(&random)) })
     }
 
-    @Test("2,000 generated events: read as the decoder reads them")
+    @Test("2,000 generated events: written as the encoder writes them, read as the decoder reads them")
     func generatedEvents() throws {
         var random = SeededRandom(seed: 17)
-        for _ in 0..<2000 {
-            let encoded = try JSONWriterTests.event(&random).wireJSON()
-            let read = Self.read(NotificationEvent.self, encoded)
-            let decoded = try HeraldJSON.decode(NotificationEvent.self, from: encoded)
-            #expect(read == decoded, "\(String(decoding: encoded, as: UTF8.self))")
-            if read != decoded { return }
-        }
+        try Self.checkRoundTrips((0..<2000).map { _ in JSONWriterTests.event(&random) })
     }
 
     @Test("events the decoder refuses (empty ids, two audience forms, an empty list) the reader refuses too",
