@@ -51,6 +51,17 @@ struct WireJSONTests {
         try Self.checkRoundTrips((0..<2000).map { _ in JSONWriterTests.event(&random) })
     }
 
+    @Test("strings: ASCII, other UTF-8 and escapes read as the decoder reads them; invalid UTF-8 and control characters are refused")
+    func strings() throws {
+        for text in ["", "plain ascii 0123 ~", "é😀\u{2028}", "mixed é and ascii", "a\"b\\c/d\n\u{1}"] {
+            let encoded = try HeraldJSON.encode([text])
+            #expect(JSONReader.read(encoded) { try $0.strings() } == [text], "\(text)")
+        }
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x61, 0x0A, 0x22]] {
+            #expect(JSONReader.read(Data(bytes)) { try $0.string() } == nil, "\(bytes)")
+        }
+    }
+
     @Test("events the decoder refuses (empty ids, two audience forms, an empty list) the reader refuses too",
           arguments: [
               #"{"id":"","app":"a","source":"api","kind":"k","occurredAt":"2026-11-21T09:30:00Z","audience":{"users":["u"]}}"#,
