@@ -47,13 +47,17 @@ public enum HeraldJSON {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
     private static let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
 
-    /// Formats a date as an ISO-8601 UTC timestamp with milliseconds.
+    /// Formats a date as an ISO-8601 UTC timestamp with milliseconds (truncated), so that
+    /// what `parseTimestamp` read is written back as the same text (`ISO8601Timestamp`).
     public static func formatTimestamp(_ date: Date) -> String {
-        withFraction.format(date)
+        ISO8601Timestamp.format(date) ?? withFraction.format(date)
     }
 
-    /// Parses an ISO-8601 UTC timestamp, with or without fractional seconds.
+    /// Parses an ISO-8601 UTC timestamp, with or without fractional seconds. Herald's own
+    /// forms are read from their bytes (`ISO8601Timestamp`); other forms, such as offsets or
+    /// other fraction lengths, by Foundation's format style.
     public static func parseTimestamp(_ text: String) -> Date? {
+        if let date = ISO8601Timestamp.parse(text) { return date }
         if let date = try? withFraction.parse(text) { return date }
         return try? withoutFraction.parse(text)
     }
