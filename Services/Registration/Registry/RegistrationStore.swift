@@ -269,9 +269,10 @@ public final class RegistrationStore: Sendable {
         try await database.write { db in
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
             let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
+            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
             return try self.inFlight.withLock { inFlight in
                 try events.map { event in
-                    try insert.execute(arguments: [event.app, event.eventId, now])
+                    try insert.execute(arguments: [event.app, event.eventId, stored])
                     if db.changesCount == 0 {
                         let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
                         if !claimed { return .processed }
@@ -291,7 +292,8 @@ public final class RegistrationStore: Sendable {
                 INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 0)
                 ON CONFLICT (app, eventId) DO UPDATE SET claimed = 0, processedAt = excluded.processedAt
                 """)
-            for event in events { try statement.execute(arguments: [event.app, event.eventId, now]) }
+            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+            for event in events { try statement.execute(arguments: [event.app, event.eventId, stored]) }
         }
         release(events)
     }
