@@ -1,4 +1,5 @@
 import Foundation
+import HeraldModel
 
 /// A JSON object read strictly: each accessor names the field (with its path) in the error
 /// when it is missing or of the wrong type.
@@ -40,7 +41,7 @@ struct JSONFields {
 
     func optionalInt(_ key: String) throws(GatewayError) -> Int? {
         guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, Self.isNumber(number), !Self.isBoolean(number),
+        guard let number = object[key] as? NSNumber, Self.isNumber(number), !HeraldJSON.isBoolean(number),
               number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e15 else {
             throw .invalid(name(key), "must be an integer")
         }
@@ -54,7 +55,7 @@ struct JSONFields {
 
     func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
         guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, Self.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
+        guard let number = object[key] as? NSNumber, HeraldJSON.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
         return number.boolValue
     }
 
@@ -109,19 +110,6 @@ struct JSONFields {
         guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
-
-    /// Foundation on Linux bridges JSON booleans and numbers alike (0 and 1 pass `as? Bool`):
-    /// tell them apart by the dynamic type, which for a boolean is the one the parser gives
-    /// `true` (a subclass of `NSNumber`). Compared as a type, not by its name: formatting the
-    /// name on every integer field was 3 % of the gateway's CPU.
-    static func isBoolean(_ value: Any) -> Bool {
-        type(of: value) == booleanType
-    }
-
-    private static let booleanType: Any.Type = {
-        let parsed = (try? JSONSerialization.jsonObject(with: Data("true".utf8), options: [.fragmentsAllowed])) ?? true
-        return type(of: parsed)
-    }()
 
     static func isNumber(_ value: Any) -> Bool {
         !(value is String) && value is NSNumber

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldModel
 
 /// Validates an FCM HTTP v1 `messages:send` body as strictly as FCM does: known fields only
 /// (snake_case or lowerCamelCase, as proto JSON allows), exactly one target, string-only
@@ -170,7 +171,7 @@ struct FCMMessageValidator {
 
     private static func bool(_ value: Any?, at path: String) throws(Invalid) -> Bool? {
         guard let value else { return nil }
-        guard SandboxHTTP.isBoolean(value), let flag = value as? Bool else { throw typeError(path, "TYPE_BOOL", value) }
+        guard HeraldJSON.isBoolean(value), let flag = value as? Bool else { throw typeError(path, "TYPE_BOOL", value) }
         return flag
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldModel
 import Metrics
 import Synchronization
 
@@ -49,15 +50,9 @@ enum SandboxHTTP {
         return fields
     }
 
-    /// Whether a value from JSONSerialization is a JSON boolean. (On Linux a JSON 0 or 1 also
-    /// passes `is Bool`; booleans come as their own NSNumber subclass.)
-    static func isBoolean(_ value: Any) -> Bool {
-        String(describing: type(of: value)).contains("Bool")
-    }
-
     /// A JSON number (not a boolean) as a Double.
     static func number(_ value: Any) -> Double? {
-        guard !isBoolean(value) else { return nil }
+        guard !HeraldJSON.isBoolean(value) else { return nil }
         return (value as? NSNumber)?.doubleValue
     }
 
