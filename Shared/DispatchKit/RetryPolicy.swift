@@ -20,11 +20,12 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maximumAge = maximumAge
     }
 
-    /// The delay after failed attempt number `attempt` (1 for the first send).
+    /// The delay after failed attempt number `attempt` (1 for the first send), at most
+    /// `RetryAfter.longest` however large the attempt or the provider's `Retry-After`.
     public func delay(afterAttempt attempt: Int, retryAfter: Duration?, random: Double = Double.random(in: 0..<1)) -> Duration {
         let base = Self.seconds(initialDelay) * pow(multiplier, Double(max(0, attempt - 1)))
         let backoff = base * (1 + jitter * random)
-        return .milliseconds(Int((max(backoff, retryAfter.map(Self.seconds) ?? 0) * 1000).rounded(.up)))
+        return RetryAfter.capped(seconds: max(backoff, retryAfter.map(Self.seconds) ?? 0))
     }
 
     /// The broker tier a delay is scheduled with: the smallest not shorter than it.

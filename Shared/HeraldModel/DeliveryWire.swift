@@ -99,7 +99,7 @@ extension DeliveryOptions: JSONReadable {
             default: try json.skip()
             }
         }
-        if let ttl = options.ttlSeconds, ttl < 0 { throw JSONReader.Mismatch() }
+        if let ttl = options.ttlSeconds, DeliveryOptions.problem(ttl: ttl) != nil { throw JSONReader.Mismatch() }
         self = options
     }
 }

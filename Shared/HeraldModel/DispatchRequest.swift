@@ -34,6 +34,48 @@ public struct DispatchRequest: Contract, Hashable {
     public var messageId: String { "\(deliveryId)#\(attempt)" }
     public var correlationId: String { eventId }
 
+    /// The most attempts a request may count (retries end two hours after the first, a
+    /// dozen or so attempts): a larger number is refused when read, so no arithmetic on it
+    /// can overflow.
+    public static let maximumAttempt = 1_000
+
+    /// What is wrong with a read request's numbers, as (field, reason), or nil.
+    static func problem(attempt: Int, ttlSeconds: Int?) -> (field: CodingKeys, reason: String)? {
+        if !(1...maximumAttempt).contains(attempt) { return (.attempt, "must be 1 to \(maximumAttempt)") }
+        if let problem = ttlSeconds.flatMap(DeliveryOptions.problem(ttl:)) { return (.ttlSeconds, problem) }
+        return nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case deliveryId, eventId, app, kind, platform, deviceId, token, os, data, notification, ttlSeconds, priority,
+             collapseKey, ios, expiresAt, attempt, firstAttemptAt, forward
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deliveryId = try c.decode(String.self, forKey: .deliveryId)
+        eventId = try c.decode(String.self, forKey: .eventId)
+        app = try c.decode(String.self, forKey: .app)
+        kind = try c.decode(String.self, forKey: .kind)
+        platform = try c.decode(Platform.self, forKey: .platform)
+        deviceId = try c.decode(String.self, forKey: .deviceId)
+        token = try c.decode(String.self, forKey: .token)
+        os = try c.decode(DeviceOS.self, forKey: .os)
+        data = try c.decode([String: String].self, forKey: .data)
+        notification = try c.decodeIfPresent(Notification.self, forKey: .notification)
+        ttlSeconds = try c.decodeIfPresent(Int.self, forKey: .ttlSeconds)
+        priority = try c.decode(Priority.self, forKey: .priority)
+        collapseKey = try c.decodeIfPresent(String.self, forKey: .collapseKey)
+        ios = try c.decodeIfPresent(IOSHints.self, forKey: .ios)
+        expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
+        attempt = try c.decode(Int.self, forKey: .attempt)
+        firstAttemptAt = try c.decodeIfPresent(Date.self, forKey: .firstAttemptAt)
+        forward = try c.decodeIfPresent(WebhookForward.self, forKey: .forward)
+        if let (field, reason) = Self.problem(attempt: attempt, ttlSeconds: ttlSeconds) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [field], debugDescription: reason))
+        }
+    }
+
     public init(
         deliveryId: String, eventId: String, app: String, kind: String, platform: Platform,
         deviceId: String, token: String, os: DeviceOS, data: [String: String],

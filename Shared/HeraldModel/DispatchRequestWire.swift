@@ -41,6 +41,7 @@ extension DispatchRequest: JSONReadable {
             }
         }
         try seen.require(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+        if Self.problem(attempt: attempt, ttlSeconds: ttlSeconds) != nil { throw JSONReader.Mismatch() }
         self.init(
             deliveryId: deliveryId, eventId: eventId, app: app, kind: kind, platform: platform, deviceId: deviceId,
             token: token, os: os, data: data, notification: notification, ttlSeconds: ttlSeconds, priority: priority,

@@ -179,6 +179,9 @@ public enum Alert: Codable, Sendable, Hashable {
 
 /// How an event should be delivered.
 public struct DeliveryOptions: Codable, Sendable, Hashable {
+    /// The longest TTL Herald accepts: four weeks, the longest FCM and Push Kit allow.
+    public static let maximumTTL = 2_419_200
+
     /// Provider time to live; nil means the provider default.
     public var ttlSeconds: Int?
     public var priority: Priority?
@@ -213,10 +216,16 @@ public struct DeliveryOptions: Codable, Sendable, Hashable {
         critical = try c.decodeIfPresent(Bool.self, forKey: .critical) ?? false
         encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption)
         hideData = try c.decodeIfPresent(Bool.self, forKey: .hideData) ?? false
-        if let ttl = ttlSeconds, ttl < 0 {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: c.codingPath + [CodingKeys.ttlSeconds], debugDescription: "must not be negative"))
+        if let problem = ttlSeconds.flatMap(Self.problem(ttl:)) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.ttlSeconds], debugDescription: problem))
         }
+    }
+
+    /// What is wrong with `ttl` as a TTL in seconds, or nil when it is one.
+    public static func problem(ttl: Int) -> String? {
+        if ttl < 0 { return "must not be negative" }
+        if ttl > maximumTTL { return "must be at most \(maximumTTL) (four weeks)" }
+        return nil
     }
 }
 

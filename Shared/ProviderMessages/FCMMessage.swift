@@ -9,8 +9,8 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
     public static let dataLimit = 4096
     /// Data keys FCM refuses (exact names); keys starting with `google.` or `gcm.` are refused too.
     public static let reservedDataKeys: Set<String> = ["from", "message_type", "notification"]
-    /// FCM's longest TTL, four weeks.
-    public static let maximumTTL = 2_419_200
+    /// FCM's longest TTL, four weeks (Push Kit's too, and the longest Herald accepts).
+    public static let maximumTTL = DeliveryOptions.maximumTTL
 
     public var token: String
     public var data: [String: String]?
@@ -68,7 +68,7 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
                 "apns-priority": background || request.priority == .normal ? "5" : "10",
                 "apns-push-type": background ? "background" : "alert",
             ]
-            if let expiresAt = request.expiresAt { headers["apns-expiration"] = String(Int(expiresAt.timeIntervalSince1970.rounded(.up))) }
+            if let expiresAt = request.expiresAt { headers["apns-expiration"] = String(Self.apnsExpiration(expiresAt, now: now)) }
             if let collapseKey = request.collapseKey { headers["apns-collapse-id"] = String(collapseKey.utf8.prefix(64)) ?? collapseKey }
             let aps = APS(
                 mutableContent: hints.mutableContent ? 1 : nil,
@@ -81,9 +81,23 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
     /// request's TTL when it has no expiry, or nil for the provider default.
     static func remainingTTL(_ request: DispatchRequest, now: Date) -> Int? {
         if let expiresAt = request.expiresAt {
-            return min(maximumTTL, max(0, Int(expiresAt.timeIntervalSince(now).rounded(.down))))
+            return Self.seconds(expiresAt.timeIntervalSince(now).rounded(.down))
         }
         return request.ttlSeconds.map { min(maximumTTL, max(0, $0)) }
+    }
+
+    /// APNs' `apns-expiration` (Unix seconds, rounded up) for `expiresAt`, at most four
+    /// weeks after `now`.
+    static func apnsExpiration(_ expiresAt: Date, now: Date) -> Int {
+        let nowSeconds = Int(now.timeIntervalSince1970.rounded(.up))
+        return nowSeconds + seconds(expiresAt.timeIntervalSince1970.rounded(.up) - Double(nowSeconds))
+    }
+
+    /// `interval` as whole seconds from 0 to `maximumTTL`: a date however far off (or not a
+    /// number) cannot trap the conversion.
+    private static func seconds(_ interval: Double) -> Int {
+        guard interval > 0 else { return 0 }
+        return interval < Double(maximumTTL) ? Int(interval) : maximumTTL
     }
 
     /// The HTTP body of `messages:send`, written directly (the dispatcher writes one per

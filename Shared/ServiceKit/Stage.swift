@@ -268,9 +268,12 @@ public struct Stage<Input: Contract>: Service {
         static var attemptsHeader: String { "x-herald-attempts" }
 
         /// Earlier deliveries of `message`: the broker's count, plus the attempts its
-        /// elements had in the pack they came from.
+        /// elements had in the pack they came from. Each is held to 0…2^20 (far beyond any
+        /// `maxAttempts`), so a header published with a huge number cannot overflow the sum.
         static func attempts(of message: ReceivedMessage) -> Int {
-            message.deliveryCount + Int(clamping: message.properties.headers[attemptsHeader]?.intValue ?? 0)
+            let bound = 1 << 20
+            let earlier = Int(clamping: message.properties.headers[attemptsHeader]?.intValue ?? 0)
+            return min(max(0, message.deliveryCount), bound) + min(max(0, earlier), bound)
         }
 
         /// One element of a pack, alone, for the dead-letter exchange with the reason headers.

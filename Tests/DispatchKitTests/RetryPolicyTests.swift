@@ -22,6 +22,19 @@ struct RetryPolicyTests {
         #expect(policy.delay(afterAttempt: attempt, retryAfter: nil, random: 0.999_999) <= .milliseconds(Int(high * 1000)))
     }
 
+    @Test func aHugeRetryAfterIsCappedNotTrapped() {
+        let policy = RetryPolicy()
+        #expect(RetryAfter.parse("9223372036854775807") == RetryAfter.longest)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: Date(timeIntervalSince1970: 0)) == RetryAfter.longest)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(Int64.max), random: 0) == RetryAfter.longest)
+    }
+
+    @Test func aHugeAttemptNumberIsCappedNotTrapped() {
+        let policy = RetryPolicy()
+        #expect(policy.delay(afterAttempt: Int.max, retryAfter: nil, random: 0.5) == RetryAfter.longest)
+        #expect(policy.delay(afterAttempt: 2_000, retryAfter: nil, random: 0) == RetryAfter.longest)
+    }
+
     @Test func retryAfterIsAFloorAndTheTierIsTheNextOneUp() {
         let policy = RetryPolicy()
         let delay = policy.delay(afterAttempt: 1, retryAfter: .seconds(100), random: 0)

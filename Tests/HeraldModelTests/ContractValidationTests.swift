@@ -82,6 +82,37 @@ struct ContractValidationTests {
         #expect(failure(event(audience: #"{"users":["u"]}"#, extra: #","options":{"ttlSeconds":-1}"#)) == "options.ttlSeconds: must not be negative")
     }
 
+    @Test("a TTL longer than the providers' four weeks is rejected, on both read paths", arguments: [2_419_201, Int.max])
+    func ttlBeyondFourWeeks(ttl: Int) throws {
+        let body = event(audience: #"{"users":["u"]}"#, extra: #","options":{"ttlSeconds":\#(ttl)}"#)
+        #expect(failure(body) == "options.ttlSeconds: must be at most 2419200 (four weeks)")
+        #expect(throws: (any Error).self) { try NotificationEvent.fromWireJSON(body) }
+        var delivery = try JSONSerialization.jsonObject(with: ContractSamples.delivery.wireJSON()) as! [String: Any]
+        delivery["options"] = ["ttlSeconds": ttl]
+        let deliveryBody = try JSONSerialization.data(withJSONObject: delivery)
+        #expect(throws: (any Error).self) { try Delivery.fromWireJSON(deliveryBody) }
+    }
+
+    @Test("the longest TTL, four weeks, is accepted")
+    func ttlOfFourWeeks() throws {
+        let parsed = try NotificationEvent.fromWireJSON(event(audience: #"{"users":["u"]}"#, extra: #","options":{"ttlSeconds":2419200}"#))
+        #expect(parsed.options.ttlSeconds == DeliveryOptions.maximumTTL)
+    }
+
+    @Test("a dispatch request's attempt and TTL are bounded, on both read paths",
+          arguments: [("attempt", 0), ("attempt", Int.max), ("ttlSeconds", -1), ("ttlSeconds", 2_419_201), ("ttlSeconds", Int.max)])
+    func dispatchRequestBounds(field: String, value: Int) throws {
+        var request = try JSONSerialization.jsonObject(with: ContractSamples.dispatch.wireJSON()) as! [String: Any]
+        request[field] = value
+        let body = try JSONSerialization.data(withJSONObject: request)
+        #expect(throws: (any Error).self) { try DispatchRequest.fromWireJSON(body) }
+        do {
+            _ = try HeraldJSON.decode(DispatchRequest.self, from: body)
+        } catch {
+            #expect(HeraldJSON.describe(error).hasPrefix("\(field): must "))
+        }
+    }
+
     @Test("delivery ids are deterministic per app, event and device, and distinct otherwise")
     func deterministicDeliveryIds() {
         let a = Delivery.makeId(app: "demo", eventId: "e1", deviceId: "d1")

@@ -209,7 +209,7 @@ struct WireJSONTests {
             platform: Platform.allCases[random.next(upTo: 3)], deviceId: text(&random), token: text(&random),
             os: DeviceOS.allCases[random.next(upTo: 4)], data: map(&random),
             notification: random.next(upTo: 2) == 0 ? nil : DispatchRequest.Notification(title: maybe(&random), body: maybe(&random)),
-            ttlSeconds: random.next(upTo: 2) == 0 ? nil : random.next(upTo: 3_000_000),
+            ttlSeconds: random.next(upTo: 2) == 0 ? nil : random.next(upTo: DeliveryOptions.maximumTTL + 1),
             priority: random.next(upTo: 2) == 0 ? .high : .normal, collapseKey: maybe(&random),
             ios: random.next(upTo: 2) == 0 ? nil : DispatchRequest.IOSHints(mutableContent: random.next(upTo: 2) == 0, contentAvailable: random.next(upTo: 2) == 0),
             expiresAt: random.next(upTo: 2) == 0 ? nil : date(&random), attempt: 1 + random.next(upTo: 20),

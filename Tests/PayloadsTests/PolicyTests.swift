@@ -90,6 +90,37 @@ struct PolicyTests {
         #expect(FCMMessage(request, now: S.now).android?.ttl == "0s")
     }
 
+    /// A delivery made in code skips the decoders' bound: the builder and the provider
+    /// messages must still not trap on the largest TTL an Int holds (it once crash-looped
+    /// the encryption service).
+    @Test(arguments: [(Platform.fcm, DeviceOS.android), (.fcm, .ios), (.hms, .android)])
+    func theLargestTTLAnIntHoldsIsCappedAtFourWeeksNotTrapped(platform: Platform, os: DeviceOS) {
+        var delivery = S.smartIDAuth(S.device(platform, os: os))
+        delivery.options.ttlSeconds = Int.max
+        guard case .dispatch(let request, _, _) = Self.decision(delivery) else { Issue.record("not dispatched"); return }
+        #expect(request.ttlSeconds == DeliveryOptions.maximumTTL)
+        #expect(request.expiresAt == S.occurredAt.addingTimeInterval(TimeInterval(DeliveryOptions.maximumTTL)))
+        let message = FCMMessage(request, now: S.now)
+        if os == .ios {
+            #expect(message.apns?.headers["apns-expiration"] == String(Int(S.occurredAt.timeIntervalSince1970.rounded(.up)) + DeliveryOptions.maximumTTL))
+        } else {
+            #expect(message.android?.ttl == "2419198s")
+        }
+        #expect(HMSMessage(request, now: S.now).android.ttl == "2419198s")
+    }
+
+    @Test func anExpiryFarBeyondAnyTTLIsCappedInTheProviderMessages() {
+        var request = DispatchRequest(
+            deliveryId: "d", eventId: "e", app: "a", kind: "k", platform: .fcm, deviceId: "dev", token: "t", os: .ios, data: [:],
+            expiresAt: Date.distantFuture)
+        let ios = FCMMessage(request, now: S.now)
+        #expect(ios.apns?.headers["apns-expiration"] == String(Int(S.now.timeIntervalSince1970) + DeliveryOptions.maximumTTL))
+        request.os = .android
+        #expect(FCMMessage(request, now: S.now).android?.ttl == "2419200s")
+        request.expiresAt = Date(timeIntervalSince1970: 1e300)
+        #expect(FCMMessage(request, now: S.now).android?.ttl == "2419200s")
+    }
+
     @Test func theRequestCarriesTheExpiryPriorityAndCollapseKey() {
         guard case .dispatch(let request, _, _) = Self.decision(S.smartIDAuth(S.device(.fcm, os: .android))) else { Issue.record("not dispatched"); return }
         #expect(request.expiresAt == S.occurredAt.addingTimeInterval(120))

@@ -29,20 +29,22 @@ public struct PayloadBuilder: Sendable {
     /// Decides the payload of `delivery` as of `now`.
     public func build(_ delivery: Delivery, now: Date = Date()) -> Decision {
         // A TTL of 0 means "now or never" to the providers: it is passed on, not expired here.
-        let expiresAt = delivery.options.ttlSeconds.flatMap { $0 > 0 ? delivery.occurredAt.addingTimeInterval(TimeInterval($0)) : nil }
+        // The decoders refuse a TTL over four weeks; one made in code is held to it here.
+        let ttl = delivery.options.ttlSeconds.map { min(max(0, $0), DeliveryOptions.maximumTTL) }
+        let expiresAt = ttl.flatMap { $0 > 0 ? delivery.occurredAt.addingTimeInterval(TimeInterval($0)) : nil }
         if let expiresAt, expiresAt <= now {
-            return .expired("TTL of \(delivery.options.ttlSeconds ?? 0) s ran out at \(HeraldJSON.formatTimestamp(expiresAt))")
+            return .expired("TTL of \(ttl ?? 0) s ran out at \(HeraldJSON.formatTimestamp(expiresAt))")
         }
         do {
-            return try build(delivery, expiresAt: expiresAt, now: now)
+            return try build(delivery, ttl: ttl, expiresAt: expiresAt, now: now)
         } catch {
             return .failed(error)
         }
     }
 
-    private func build(_ delivery: Delivery, expiresAt: Date?, now: Date) throws(PayloadFailure) -> Decision {
+    private func build(_ delivery: Delivery, ttl: Int?, expiresAt: Date?, now: Date) throws(PayloadFailure) -> Decision {
         let device = delivery.device
-        if device.platform == .webhook { return try forward(delivery, expiresAt: expiresAt) }
+        if device.platform == .webhook { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, platform: device.platform, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
         let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
@@ -52,7 +54,7 @@ public struct PayloadBuilder: Sendable {
         var request = DispatchRequest(
             deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
             platform: device.platform, deviceId: device.id, token: device.token, os: device.os, data: [:],
-            ttlSeconds: delivery.options.ttlSeconds,
+            ttlSeconds: ttl,
             priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
             collapseKey: delivery.options.collapseKey, expiresAt: expiresAt)
 
@@ -82,7 +84,7 @@ public struct PayloadBuilder: Sendable {
     /// A webhook delivery: the event's data and context as they are, and the alert rendered
     /// for the recipient's locale, never encrypted (the tenant's own server is the
     /// recipient) nor degraded (a webhook has no size limit).
-    private func forward(_ delivery: Delivery, expiresAt: Date?) throws(PayloadFailure) -> Decision {
+    private func forward(_ delivery: Delivery, ttl: Int?, expiresAt: Date?) throws(PayloadFailure) -> Decision {
         let device = delivery.device
         guard let recipient = device.recipient else {
             throw PayloadFailure(.notForwardable, "webhook delivery to \(device.id) names no recipient (a device registered with platform webhook?)")
@@ -92,7 +94,7 @@ public struct PayloadBuilder: Sendable {
         let request = DispatchRequest(
             deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
             platform: .webhook, deviceId: device.id, token: device.token, os: device.os, data: delivery.data,
-            notification: alert, ttlSeconds: delivery.options.ttlSeconds,
+            notification: alert, ttlSeconds: ttl,
             priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
             collapseKey: delivery.options.collapseKey, expiresAt: expiresAt,
             forward: DispatchRequest.WebhookForward(source: delivery.source, occurredAt: delivery.occurredAt, context: delivery.context, recipient: recipient))

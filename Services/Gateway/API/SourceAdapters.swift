@@ -15,7 +15,7 @@ enum SourceAdapters {
         let requestor = try body.string("requestor", maxLength: 1024)
         let type = try body.oneOf("type", ["AUTH", "SIGN"])
         let ttl = try body.optionalInt("timeToLive")
-        if let ttl, ttl < 0 { throw .invalid("timeToLive", "must not be negative") }
+        if let ttl, let problem = DeliveryOptions.problem(ttl: ttl) { throw .invalid("timeToLive", problem) }
         return NotificationEvent(
             id: messageId, app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
             audience: .pushIds([pushId]), context: ["requestor": requestor, "pushId": pushId],
