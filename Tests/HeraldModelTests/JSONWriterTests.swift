@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldTestSupport
 import Testing
 
 @Suite("Writing contracts without JSONEncoder")
@@ -75,12 +76,3 @@ struct JSONWriterTests {
     }
 }
 
-/// A small deterministic generator, so a failure can be repeated.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo bound: Int) -> Int {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return Int((state >> 33) % UInt64(bound))
-    }
-}
