@@ -75,6 +75,13 @@ public enum DispatchStage {
                 try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code, at: now), to: routes.outcomes),
             ]
         case .retry(let code, let reason, let retryAfter):
+            if request.ttlSeconds == 0 {
+                // "Now or never": one attempt, as the providers treat a TTL of 0.
+                count(platform, "expired")
+                return [try .outcome(Outcome(
+                    request: request, status: .expired, reason: "TTL of 0 s: tried once, not retried: \(reason)",
+                    providerCode: code, at: now), to: routes.outcomes)]
+            }
             let firstAttemptAt = request.firstAttemptAt ?? sentAt
             let delay = policy.delay(afterAttempt: request.attempt, retryAfter: retryAfter)
             let tier = policy.tier(for: delay)

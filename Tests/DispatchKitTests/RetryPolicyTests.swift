@@ -75,6 +75,17 @@ struct RetryPolicyTests {
         #expect(outcome.status == .expired && outcome.reason?.contains("gave up after 12 attempts") == true)
     }
 
+    @Test func aTTLOfZeroIsTriedOnceAndEndsExpiredOnARetryableFailure() throws {
+        var request = TestSandbox.request(token: "t")
+        request.ttlSeconds = 0
+        request.expiresAt = nil
+        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy"))
+        #expect(emitted.count == 1, "no retry is scheduled")
+        let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
+        #expect(outcome.status == .expired && outcome.providerCode == "UNAVAILABLE")
+        #expect(outcome.reason?.contains("TTL of 0") == true)
+    }
+
     @Test func aRetryThatWouldLandAfterTheTTLExpiresInstead() throws {
         let request = TestSandbox.request(token: "t", expiresAt: now.addingTimeInterval(1.5))
         let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(5)))
