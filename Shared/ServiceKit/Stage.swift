@@ -230,11 +230,9 @@ public struct Stage<Input: Contract>: Service {
                     retried.increment(by: Int64(failed.count))
                     try? await Task.sleep(for: Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1))
                     for input in failed {
-                        outputs.append(OutgoingMessage(
-                            exchange: "", routingKey: queue.name, body: try input.wireJSON(),
-                            properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
-                                                  headers: [Self.attemptsHeader: .int(Int64(attempt))]),
-                            mandatory: true))
+                        outputs.append(requeued(
+                            try input.wireJSON(), properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId),
+                            attempts: attempt, of: message))
                     }
                 }
                 try await publisher.publish(contentsOf: MessagePack.pack(outputs))
@@ -282,7 +280,7 @@ public struct Stage<Input: Contract>: Service {
                 "stage": "\(stage)", "messageId": "\(input.messageId)", "reason": "\(reason)",
             ])
             return OutgoingMessage(
-                exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name, routingKey: message.routingKey,
+                exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name, routingKey: Self.originalRoutingKey(of: message),
                 body: try input.wireJSON(),
                 properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
                                       headers: reasonHeaders(reason)))
@@ -332,9 +330,13 @@ public struct Stage<Input: Contract>: Service {
         }
 
         /// Requeues after a short backoff (one wait for the whole batch), or dead-letters
-        /// the inputs whose attempts are spent.
+        /// the inputs whose attempts are spent. A requeued input is published again to the
+        /// back of its queue with its attempts so far in `x-herald-attempts` (and where it
+        /// first came from), then acknowledged: the count does not depend on the broker
+        /// counting a `basic.nack` as a delivery (RabbitMQ 4.3 no longer does). Should that
+        /// publish fail, the input is nacked back to the broker instead.
         private func retry(_ messages: [ReceivedMessage], after error: any Error) async {
-            var requeue: [ReceivedMessage] = []
+            var requeue: [(message: ReceivedMessage, attempts: Int)] = []
             var attempt = 1
             for message in messages {
                 let attempts = Self.attempts(of: message) + 1
@@ -347,13 +349,39 @@ public struct Stage<Input: Contract>: Service {
                     "attempt": "\(attempts)", "error": "\(error)",
                 ])
                 attempt = max(attempt, attempts)
-                requeue.append(message)
+                requeue.append((message, attempts))
             }
             guard !requeue.isEmpty else { return }
             retried.increment(by: Int64(requeue.count))
             let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1)
             try? await Task.sleep(for: backoff)
-            for message in requeue { message.nack(requeue: true) }
+            let again = requeue.map { requeued($0.message.body, properties: $0.message.properties, attempts: $0.attempts, of: $0.message) }
+            do {
+                try await publisher.publish(contentsOf: again)
+                for entry in requeue { entry.message.ack() }
+            } catch {
+                logger.warning("requeueing by publishing failed; returning the inputs to the broker", metadata: ["error": "\(error)"])
+                for entry in requeue { entry.message.nack(requeue: true) }
+            }
+        }
+
+        /// `body` (an input of `message`, or all of it) for the back of this stage's queue,
+        /// with its attempts so far and the exchange and routing key it first came with.
+        private func requeued(_ body: Data, properties: MessageProperties, attempts: Int, of message: ReceivedMessage) -> OutgoingMessage {
+            var properties = properties
+            properties.headers[Self.attemptsHeader] = .int(Int64(attempts))
+            properties.headers[Self.originHeaders.exchange] = message.properties.headers[Self.originHeaders.exchange] ?? .string(message.exchange)
+            properties.headers[Self.originHeaders.routingKey] = .string(Self.originalRoutingKey(of: message))
+            return OutgoingMessage(exchange: "", routingKey: queue.name, body: body, properties: properties, mandatory: true)
+        }
+
+        /// Where a requeued input was first published, kept in headers while it goes round
+        /// its own queue, so a dead letter names the original exchange and routing key.
+        static var originHeaders: (exchange: String, routingKey: String) { ("x-herald-exchange", "x-herald-routing-key") }
+
+        /// The routing key `message` first came with.
+        static func originalRoutingKey(of message: ReceivedMessage) -> String {
+            message.properties.headers[originHeaders.routingKey]?.stringValue ?? message.routingKey
         }
 
         /// Why and where an input was dead-lettered, as headers.
@@ -374,7 +402,7 @@ public struct Stage<Input: Contract>: Service {
             properties.headers.merge(reasonHeaders(reason)) { $1 }
             let letter = OutgoingMessage(
                 exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name,
-                routingKey: message.routingKey, body: message.body, properties: properties)
+                routingKey: Self.originalRoutingKey(of: message), body: message.body, properties: properties)
             do {
                 try await publisher.publish(letter)
                 message.ack()

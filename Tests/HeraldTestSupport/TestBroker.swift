@@ -62,11 +62,11 @@ public enum TestBroker {
 
     /// A fresh quorum work queue (dead-lettering to a fresh fanout exchange and its own
     /// dead-letter queue), bound to a fresh direct exchange with routing key `work`.
-    public static func workTopology(_ label: String, deliveryLimit: Int64? = nil) -> WorkTopology {
+    public static func workTopology(_ label: String, deliveryLimit: Int64? = nil, kind: QueueSpec.Kind = .quorum) -> WorkTopology {
         let id = "\(label).\(UUID().uuidString.prefix(8))"
         return WorkTopology(
             exchange: ExchangeSpec("test.x.\(id)", kind: .direct),
-            queue: QueueSpec("test.q.\(id)", deadLetterExchange: "test.dlx.\(id)", deliveryLimit: deliveryLimit),
+            queue: QueueSpec("test.q.\(id)", kind: kind, deadLetterExchange: "test.dlx.\(id)", deliveryLimit: deliveryLimit),
             deadExchange: ExchangeSpec("test.dlx.\(id)", kind: .fanout),
             deadQueue: QueueSpec("test.dead.\(id)"))
     }

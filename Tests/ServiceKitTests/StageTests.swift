@@ -9,12 +9,14 @@ import Testing
 
 /// A stage between a fresh input work queue and a fresh output queue, on the real broker.
 struct StageFixture {
-    let work = TestBroker.workTopology("stage")
+    let work: WorkTopology
     let output: ExchangeSpec
     let outputQueue: QueueSpec
     let runtime: ServiceRuntime
 
-    init() throws {
+    /// `kind`: the input queue's type (a classic queue keeps no delivery count).
+    init(kind: QueueSpec.Kind = .quorum) throws {
+        work = TestBroker.workTopology("stage", kind: kind)
         let id = UUID().uuidString.prefix(8)
         output = ExchangeSpec("test.out.\(id)", kind: .direct)
         outputQueue = QueueSpec("test.out.\(id)")
@@ -262,6 +264,25 @@ struct StageTests {
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
         #expect(await calls.value == 3)
         #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "failed 3 times, last: transient: provider down")
+        try await fixture.finish(group, running, collectors: [deadCollector])
+    }
+
+    @Test("the stage counts attempts itself: on a queue whose broker counts no redeliveries the input is still dead-lettered after the last attempt, with its routing key")
+    func attemptsAreCountedByTheStage() async throws {
+        let fixture = try StageFixture(kind: .classic)
+        let calls = Tally()
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 3) { _ in
+            await calls.add()
+            throw StageError.transient("provider down")
+        })
+        try await fixture.publishInput(StageFixture.event("e-5b"))
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        #expect(await calls.value == 3)
+        let letter = await dead.messages[0]
+        #expect(letter.properties.headers["x-herald-reason"]?.stringValue == "failed 3 times, last: transient: provider down")
+        #expect(letter.routingKey == "work")
         try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
