@@ -45,9 +45,19 @@ public enum DispatchStage {
                 count(platform, "expired")
                 return [try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]
             }
+            if let parked = try parked(request, routes: routes, now: sentAt) { return parked }
             let result = await send(request)
             return try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
         }
+    }
+
+    /// A request back from a delay tier before its `notBefore`: the same request into the
+    /// tier for the time left (the longest, if it is longer), with no send and no outcome;
+    /// nil when it may be sent now.
+    public static func parked(_ request: DispatchRequest, routes: Routes, now: Date) throws -> [Emission]? {
+        guard let notBefore = request.notBefore, notBefore > now else { return nil }
+        let tier = RetryTier.atLeast(seconds: notBefore.timeIntervalSince(now))
+        return [try .publish(request, to: routes.retry, routingKey: HeraldTopology.retryRoutingKey(request.platform, tier))]
     }
 
     /// What follows one send.
@@ -85,8 +95,10 @@ public enum DispatchStage {
             let firstAttemptAt = request.firstAttemptAt ?? sentAt
             let delay = policy.delay(afterAttempt: request.attempt, retryAfter: retryAfter)
             let tier = policy.tier(for: delay)
+            // Longer than the longest tier: round the tiers until `notBefore`.
+            let wait = max(TimeInterval(tier.seconds), RetryPolicy.seconds(delay))
             let deadline = policy.deadline(firstAttemptAt: firstAttemptAt, expiresAt: request.expiresAt)
-            guard now.addingTimeInterval(TimeInterval(tier.seconds)) <= deadline else {
+            guard now.addingTimeInterval(wait) <= deadline else {
                 count(platform, "expired")
                 return [try .outcome(Outcome(
                     request: request, status: .expired, reason: "gave up after \(request.attempt) attempts: \(reason)",
@@ -99,10 +111,11 @@ public enum DispatchStage {
             var next = request
             next.attempt += 1
             next.firstAttemptAt = firstAttemptAt
+            next.notBefore = wait > TimeInterval(tier.seconds) ? now.addingTimeInterval(wait) : nil
             return [
                 try .publish(next, to: routes.retry, routingKey: HeraldTopology.retryRoutingKey(platform, tier)),
                 try .outcome(Outcome(
-                    request: request, status: .retrying, reason: "\(reason); attempt \(next.attempt) in \(tier.label)",
+                    request: request, status: .retrying, reason: "\(reason); attempt \(next.attempt) " + (next.notBefore.map { "at \(HeraldJSON.formatTimestamp($0))" } ?? "in \(tier.label)"),
                     providerCode: code, at: now), to: routes.outcomes),
             ]
         }

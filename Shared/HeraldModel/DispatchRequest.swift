@@ -27,6 +27,9 @@ public struct DispatchRequest: Contract, Hashable {
     public var attempt: Int
     /// When the first attempt was made; retries stop two hours after it.
     public var firstAttemptAt: Date?
+    /// Not to be sent before this instant: a retry that must wait longer than the longest
+    /// delay tier goes round the tiers until then.
+    public var notBefore: Date?
     /// For `webhook`: what the forward tells the tenant beside `data` (the event's own data)
     /// and `notification` (the rendered alert).
     public var forward: WebhookForward?
@@ -48,7 +51,7 @@ public struct DispatchRequest: Contract, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case deliveryId, eventId, app, kind, platform, deviceId, token, os, data, notification, ttlSeconds, priority,
-             collapseKey, ios, expiresAt, attempt, firstAttemptAt, forward
+             collapseKey, ios, expiresAt, attempt, firstAttemptAt, notBefore, forward
     }
 
     public init(from decoder: any Decoder) throws {
@@ -70,6 +73,7 @@ public struct DispatchRequest: Contract, Hashable {
         expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
         attempt = try c.decode(Int.self, forKey: .attempt)
         firstAttemptAt = try c.decodeIfPresent(Date.self, forKey: .firstAttemptAt)
+        notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
         forward = try c.decodeIfPresent(WebhookForward.self, forKey: .forward)
         if let (field, reason) = Self.problem(attempt: attempt, ttlSeconds: ttlSeconds) {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [field], debugDescription: reason))
@@ -81,7 +85,7 @@ public struct DispatchRequest: Contract, Hashable {
         deviceId: String, token: String, os: DeviceOS, data: [String: String],
         notification: Notification? = nil, ttlSeconds: Int? = nil, priority: Priority = .normal,
         collapseKey: String? = nil, ios: IOSHints? = nil, expiresAt: Date? = nil,
-        attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil
+        attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil, notBefore: Date? = nil
     ) {
         self.deliveryId = deliveryId
         self.eventId = eventId
@@ -101,6 +105,7 @@ public struct DispatchRequest: Contract, Hashable {
         self.attempt = attempt
         self.firstAttemptAt = firstAttemptAt
         self.forward = forward
+        self.notBefore = notBefore
     }
 
     /// The event's part of a webhook forward that the provider payload does not carry.

@@ -14,7 +14,7 @@ extension DispatchRequest: JSONReadable {
         var priority = Priority.normal
         var collapseKey: String?
         var ios: IOSHints?
-        var expiresAt: Date?, firstAttemptAt: Date?
+        var expiresAt: Date?, firstAttemptAt: Date?, notBefore: Date?
         var attempt = 1
         var forward: WebhookForward?
         try json.object { key, json in
@@ -37,6 +37,7 @@ extension DispatchRequest: JSONReadable {
             case "expiresAt": try seen.insert(15); expiresAt = try json.optional { try $0.timestamp() }
             case "firstAttemptAt": try seen.insert(16); firstAttemptAt = try json.optional { try $0.timestamp() }
             case "forward": try seen.insert(17); forward = try json.optional { try WebhookForward(reading: &$0) }
+            case "notBefore": try seen.insert(18); notBefore = try json.optional { try $0.timestamp() }
             default: try json.skip()
             }
         }
@@ -46,7 +47,7 @@ extension DispatchRequest: JSONReadable {
             deliveryId: deliveryId, eventId: eventId, app: app, kind: kind, platform: platform, deviceId: deviceId,
             token: token, os: os, data: data, notification: notification, ttlSeconds: ttlSeconds, priority: priority,
             collapseKey: collapseKey, ios: ios, expiresAt: expiresAt, attempt: attempt, firstAttemptAt: firstAttemptAt,
-            forward: forward)
+            forward: forward, notBefore: notBefore)
     }
 
     /// The request's JSON, written directly; its bytes equal `HeraldJSON.encode(self)`.
@@ -79,6 +80,7 @@ extension DispatchRequest: JSONReadable {
             json.endObject()
         }
         json.key("kind"); json.string(kind)
+        if let notBefore { json.key("notBefore"); json.timestamp(notBefore) }
         if let notification {
             json.key("notification")
             json.titleAndBody(title: notification.title, body: notification.body)

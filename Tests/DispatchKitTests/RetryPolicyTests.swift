@@ -86,6 +86,35 @@ struct RetryPolicyTests {
         #expect(outcome.reason?.contains("TTL of 0") == true)
     }
 
+    @Test func aRetryAfterLongerThanTheLongestTierIsHonouredByGoingRoundTheTiers() throws {
+        let request = TestSandbox.request(token: "t")
+        let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(3_000)))
+        #expect(emitted.count == 2)
+        #expect(emitted[0].message.routingKey == "fcm.20m", "the longest tier first")
+        let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)
+        #expect(next.notBefore == now.addingTimeInterval(3_000) && next.attempt == request.attempt + 1)
+    }
+
+    @Test func aRequestBackBeforeItsTimeGoesRoundAgainWithoutASend() throws {
+        var request = TestSandbox.request(token: "t")
+        request.notBefore = now.addingTimeInterval(1_800)
+        let parked = try #require(try DispatchStage.parked(request, routes: routes, now: now))
+        #expect(parked.count == 1, "no outcome: nothing happened to the delivery")
+        #expect(parked[0].message.routingKey == "fcm.20m")
+        #expect(try HeraldJSON.decode(DispatchRequest.self, from: parked[0].message.body) == request)
+        request.notBefore = now.addingTimeInterval(200)
+        #expect(try DispatchStage.parked(request, routes: routes, now: now)?.first?.message.routingKey == "fcm.5m")
+        request.notBefore = now
+        #expect(try DispatchStage.parked(request, routes: routes, now: now) == nil, "its time has come: sent")
+    }
+
+    @Test func aRetryAfterBeyondTheTwoHoursEndsTheDeliveryAsExpired() throws {
+        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(3 * 3_600)))
+        #expect(emitted.count == 1)
+        let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
+        #expect(outcome.status == .expired)
+    }
+
     @Test func aRetryThatWouldLandAfterTheTTLExpiresInstead() throws {
         let request = TestSandbox.request(token: "t", expiresAt: now.addingTimeInterval(1.5))
         let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(5)))
