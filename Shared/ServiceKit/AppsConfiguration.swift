@@ -11,7 +11,7 @@ import Yams
 ///       - id: ci
 ///         sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 ///         scopes: [events, devices, admin]
-///       - id: ops
+///       - id: ops                             # no scopes: events only
 ///         file: /run/secrets/demo-ops-key     # the key itself, read at start
 ///     encryption: preferred
 ///     fcm:
@@ -115,8 +115,12 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
     }
 
-    /// An API key: its SHA-256 (hex), or a file holding the key itself. Scopes default to all.
+    /// An API key: its SHA-256 (hex), or a file holding the key itself. A key without a
+    /// scope list may only post events (`defaultScopes`): devices and admin are given by name.
     public struct APIKey: Codable, Sendable, Hashable {
+        /// The scopes of a key that lists none.
+        public static let defaultScopes: [Scope] = [.events]
+
         public var id: String
         public var sha256: String?
         public var file: String?

@@ -31,9 +31,25 @@ struct ErrorTests {
         await gateway.stop()
     }
 
-    @Test func anUnknownAppIsNotFound() async throws {
+    /// No app enumeration: whether an app exists is told only to its own keys.
+    @Test func anUnknownAppIsToldApartFromAnotherAppByNobody() async throws {
         let gateway = try await GatewayFixture()
-        expectProblem(await gateway.send("POST", "/v1/apps/nope/smartid/push", body: Data(Self.push.utf8)), 404, mentions: "no app nope")
+        let body = Data(Self.push.utf8)
+        expectProblem(await gateway.send("POST", "/v1/apps/nope/smartid/push", key: nil, body: body), 401)
+        expectProblem(await gateway.send("POST", "/v1/apps/nope/smartid/push", key: "not-a-key", body: body), 401, mentions: "unknown")
+        let unknown = await gateway.send("POST", "/v1/apps/nope/smartid/push", body: body)
+        let another = await gateway.send("POST", "/v1/apps/other-\(gateway.app.dropFirst(3))/smartid/push", body: body)
+        expectProblem(unknown, 403, mentions: "another app")
+        #expect(unknown.status == another.status && unknown.json["detail"] as? String == another.json["detail"] as? String)
+        await gateway.stop()
+    }
+
+    @Test func aKeyWithoutAScopeListMayOnlyPostEvents() async throws {
+        let gateway = try await GatewayFixture()
+        let key = GatewayFixture.keys["unscoped"]
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: key, body: Data(Self.push.utf8)).status == 202)
+        expectProblem(await gateway.send("GET", "/v1/apps/{app}/devices/none", key: key), 403, mentions: "devices scope")
+        expectProblem(await gateway.send("GET", "/v1/apps/{app}/settings/notifications", key: key), 403, mentions: "admin")
         await gateway.stop()
     }
 

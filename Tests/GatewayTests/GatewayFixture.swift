@@ -25,7 +25,9 @@ actor BoundPort {
 /// queue bound to `herald.events`, and its commands are answered by Registration's and
 /// Preferences' own command handlers (real stores) on private command queues.
 final class GatewayFixture: Sendable {
-    static let keys = ["full": "demo-key-full", "events": "demo-key-events", "devices": "demo-key-devices", "other": "other-key"]
+    static let keys = [
+        "full": "demo-key-full", "events": "demo-key-events", "devices": "demo-key-devices", "unscoped": "demo-key-unscoped", "other": "other-key",
+    ]
     let app: String
     let port: Int
     let events: Collector
@@ -49,7 +51,8 @@ final class GatewayFixture: Sendable {
             apps:
               \(app):
                 apiKeys:
-                  - { id: full, sha256: \(Self.sha(Self.keys["full"]!)) }
+                  - { id: full, sha256: \(Self.sha(Self.keys["full"]!)), scopes: [events, devices, admin] }
+                  - { id: unscoped, sha256: \(Self.sha(Self.keys["unscoped"]!)) }
                   - { id: events, sha256: \(Self.sha(Self.keys["events"]!)), scopes: [events] }
                   - { id: devices, sha256: \(Self.sha(Self.keys["devices"]!)), scopes: [devices] }
               other-\(id):

@@ -33,7 +33,7 @@ public struct APIKeys: Sendable {
                 } else {
                     continue
                 }
-                entries.append(Entry(app: app, id: key.id, digest: digest, scopes: Set(key.scopes ?? Scope.allCases)))
+                entries.append(Entry(app: app, id: key.id, digest: digest, scopes: Set(key.scopes ?? AppConfiguration.APIKey.defaultScopes)))
             }
         }
         self.entries = entries

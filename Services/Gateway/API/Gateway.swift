@@ -124,8 +124,9 @@ public struct Gateway: Sendable {
 
     private func answer(_ request: Request) async throws -> Reply {
         let app = request.parameters["app"] ?? ""
-        guard apps.apps[app] != nil else { throw GatewayError(404, "Not Found", "no app \(app)") }
         let route = request.endpoint.route
+        // The key first: an app that does not exist is answered like another app's (403),
+        // so nobody learns which apps exist (every key belongs to one that does).
         try keys.authorize(request.authorization, app: app, scope: route.scope)
         guard request.body.count <= configuration.bodyLimit else {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(configuration.bodyLimit) bytes")
