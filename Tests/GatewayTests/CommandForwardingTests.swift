@@ -88,6 +88,34 @@ struct CommandForwardingTests {
         await gateway.stop()
     }
 
+    @Test func theStatusKeepsProviderAndOAuthTextOutButHeraldsOwnReasonsIn() async throws {
+        let gateway = try await GatewayFixture()
+        let store = try RegistrationStore(directory: gateway.directory)
+        try await store.markProcessed(app: gateway.app, eventId: "ev-2")
+        let at = Date(timeIntervalSince1970: 5)
+        try await store.record([
+            Outcome(deliveryId: "d1", eventId: "ev-2", app: gateway.app, status: .failed,
+                    reason: "OAuth token request failed: invalid_grant: Invalid JWT Signature for svc@project.iam", providerCode: "oauth", at: at),
+            Outcome(deliveryId: "d2", eventId: "ev-2", app: gateway.app, status: .retrying,
+                    reason: "Internal error encountered at fcm-frontend-7; attempt 2 in 2s", providerCode: "INTERNAL", at: at),
+            Outcome(deliveryId: "d3", eventId: "ev-2", app: gateway.app, status: .delivered, reason: "projects/p-1/messages/0:123", at: at),
+            Outcome(deliveryId: "d4", eventId: "ev-2", app: gateway.app, status: .filtered, reason: "filtered by channel", at: at),
+            Outcome(deliveryId: "d5", eventId: "ev-2", app: gateway.app, status: .failed, reason: "encryption required and no key for addr-1", at: at),
+        ])
+        let answer = await gateway.send("GET", "/v1/apps/{app}/events/ev-2")
+        let deliveries = (answer.json["event"] as? [String: Any])?["deliveries"] as? [[String: Any]] ?? []
+        let reasons = Dictionary(uniqueKeysWithValues: deliveries.map { ($0["deliveryId"] as? String ?? "", $0["reason"] as? String) })
+        #expect(reasons.count == 5, "\(answer.json)")
+        for leaked in ["invalid_grant", "JWT", "svc@project", "fcm-frontend", "projects/p-1"] {
+            #expect(!String(decoding: answer.body, as: UTF8.self).contains(leaked), "the public status shows \(leaked)")
+        }
+        #expect(reasons["d1"] == "the provider refused the delivery" && reasons["d2"] == "the provider could not take it now; it will be tried again")
+        #expect(reasons["d3"] == .some(nil))
+        #expect(reasons["d4"] == "filtered by channel" && reasons["d5"] == "encryption required and no key for addr-1")
+        #expect(deliveries.first { $0["deliveryId"] as? String == "d1" }?["providerCode"] as? String == "oauth")
+        await gateway.stop()
+    }
+
     @Test func noCommandServerAnswers503() async throws {
         let gateway = try await GatewayFixture(commandTimeout: .milliseconds(500), commandServers: false)
         let answer = await gateway.send("GET", "/v1/apps/{app}/devices/d1")

@@ -144,7 +144,9 @@ public struct Gateway: Sendable {
     func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), raw: call.request.body, app: call.app, now: call.now)) }
 
     func getEvent(_ call: Call) async throws -> Reply {
-        try await registry(.eventStatus(app: call.app, eventId: try call.parameter("eventId")), status: 200)
+        var reply = try await self.call(RegistrationCommand.eventStatus(app: call.app, eventId: try call.parameter("eventId")), to: .registration, RegistrationReply.self)
+        reply.event = reply.event.map(PublicEventStatus.redacted)
+        return try Self.json(200, reply)
     }
 
     func smartIDDevices(_ call: Call) async throws -> Reply {
