@@ -225,6 +225,7 @@ def run_shape(args, processes, shape, base, run):
     receipts = []
     for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
         millis, _, event = line.split(" ", 2)
+        event = event.split(":", 1)[-1]  # the gateway's event id is "<source>:<messageId>"
         if event.startswith(run + "-"):
             receipts.append((int(millis), int(event.split("-")[-2])))
     # Each shape starts with an empty sandbox inbox: the sandbox keeps every request it

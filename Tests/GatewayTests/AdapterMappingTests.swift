@@ -35,6 +35,12 @@ struct AdapterMappingTests {
         try await gateway.waitForEvents("the event") { $0.count == 1 }
         var event = try #require(try await gateway.published().first)
         #expect(answer.json["eventId"] as? String == event.id)
+        #expect(event.id.hasPrefix(event.source.rawValue + ":"), "ids are namespaced by source: \(event.id)")
+        if event.source == .upstra || event.source == .webcom {
+            // No source id and no Idempotency-Key: a fresh id, normalised for the fixture.
+            #expect(UUID(uuidString: String(event.id.dropFirst(event.source.rawValue.count + 1))) != nil, "\(event.id)")
+            event.id = event.source.rawValue + ":generated"
+        }
         #expect(event.app == gateway.app)
         event.app = "demo"
         event.occurredAt = Date(timeIntervalSince1970: 1_800_000_000)
@@ -52,8 +58,43 @@ struct AdapterMappingTests {
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
         let other = Data(#"{"messageId":"other","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: other).status == 202)
-        try await gateway.waitForEvents("the later event") { $0.contains { $0.id == "other" } }
-        #expect(try await gateway.published().map(\.id) == ["same", "other"])
+        try await gateway.waitForEvents("the later event") { $0.contains { $0.id == "smartid:other" } }
+        #expect(try await gateway.published().map(\.id) == ["smartid:same", "smartid:other"])
+        await gateway.stop()
+    }
+
+    static let chatMessage = #"{"event":"message.created","channel":{"id":"ch-1","displayName":"Team"},"actor":{"id":"u-2","displayName":"Ann"},"message":{"type":"text","text":"ok"},"recipients":["u-1"]}"#
+
+    @Test func twoIdenticalChatMessagesAreTwoEvents() async throws {
+        let gateway = try await GatewayFixture()
+        let first = await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: Data(Self.chatMessage.utf8))
+        let second = await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: Data(Self.chatMessage.utf8))
+        #expect(first.status == 202 && second.status == 202)
+        #expect(first.json["eventId"] as? String != second.json["eventId"] as? String)
+        try await gateway.waitForEvents("both messages") { $0.count == 2 }
+        await gateway.stop()
+    }
+
+    @Test func anIdempotencyKeyMakesARetriedRequestTheSameEvent() async throws {
+        let gateway = try await GatewayFixture()
+        let body = Data(Self.chatMessage.utf8)
+        let headers = ["Idempotency-Key": "chat-7f3a"]
+        let first = await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: body, headers: headers)
+        let again = await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: body, headers: headers)
+        #expect(first.json["eventId"] as? String == "upstra:chat-7f3a" && again.json["eventId"] as? String == "upstra:chat-7f3a")
+        let other = await gateway.send("POST", "/v1/apps/{app}/webcom/events", body: Data(#"{"path":"/a","event":"value.changed","value":1,"recipients":["u-1"]}"#.utf8), headers: headers)
+        #expect(other.json["eventId"] as? String == "webcom:chat-7f3a", "the same key from another integration is another event")
+        try await gateway.waitForEvents("the webcom event") { $0.contains { $0.id == "webcom:chat-7f3a" } }
+        #expect(try await gateway.published().map(\.id) == ["upstra:chat-7f3a", "webcom:chat-7f3a"])
+        await gateway.stop()
+    }
+
+    @Test func idsFromDifferentIntegrationsDoNotCollide() async throws {
+        let gateway = try await GatewayFixture()
+        let push = await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(#"{"messageId":"m-1","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8))
+        let mail = await gateway.send("POST", "/v1/apps/{app}/email/messages", body: Data(#"{"emailAddressId":"a","sudoId":"s","owner":"o","messageId":"m-1","from":"f","receivedAt":"2026-11-21T09:59:57.000Z"}"#.utf8))
+        #expect(push.json["eventId"] as? String == "smartid:m-1" && mail.json["eventId"] as? String == "sudo-email:m-1")
+        try await gateway.waitForEvents("both events") { $0.count == 2 }
         await gateway.stop()
     }
 }

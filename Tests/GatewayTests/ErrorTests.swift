@@ -64,6 +64,7 @@ struct ErrorTests {
         var path: String
         var body: String
         var field: String?
+        var headers: [String: String] = [:]
         var testDescription: String { "\(path) \(body.prefix(40))" }
     }
 
@@ -79,6 +80,8 @@ struct ErrorTests {
         Invalid(path: "/smartid/push", body: #"{"messageId":"m","pushId":"p","requestor":"r","type":"AUTH","timeToLive":9223372036854775807}"#, field: "timeToLive"),
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"]},"options":{"ttlSeconds":9223372036854775807}}"#, field: "options.ttlSeconds"),
         Invalid(path: "/smartid/push", body: #"["not","an","object"]"#, field: nil),
+        Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": String(repeating: "k", count: 201)]),
+        Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": "two words"]),
         Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.deleted","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "event"),
         Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":[1]}"#, field: "recipients[0]"),
@@ -92,11 +95,11 @@ struct ErrorTests {
     @Test(arguments: invalid)
     func anInvalidBodyIsABadRequestNamingTheFieldAndPublishesNothing(_ sample: Invalid) async throws {
         let gateway = try await GatewayFixture()
-        let answer = await gateway.send("POST", "/v1/apps/{app}" + sample.path, body: Data(sample.body.utf8))
+        let answer = await gateway.send("POST", "/v1/apps/{app}" + sample.path, body: Data(sample.body.utf8), headers: sample.headers)
         expectProblem(answer, 400, field: sample.field)
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(Self.push.utf8)).status == 202)
         try await gateway.waitForEvents("the valid event") { !$0.isEmpty }
-        #expect(try await gateway.published().map(\.id) == ["m1"], "only the valid request published")
+        #expect(try await gateway.published().map(\.id) == ["smartid:m1"], "only the valid request published")
         await gateway.stop()
     }
 

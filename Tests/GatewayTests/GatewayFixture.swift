@@ -130,15 +130,18 @@ final class GatewayFixture: Sendable {
     }
 
     /// A request to this gateway with the given key (`nil`: no Authorization header).
-    func send(_ method: String, _ path: String, key: String? = GatewayFixture.keys["full"], json: Any? = nil, body: Data? = nil) async -> Answer {
+    func send(
+        _ method: String, _ path: String, key: String? = GatewayFixture.keys["full"], json: Any? = nil, body: Data? = nil, headers: [String: String] = [:]
+    ) async -> Answer {
         let payload = body ?? json.map { try! JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]) }
-        return await Self.request(port: port, method, path.replacingOccurrences(of: "{app}", with: app), key: key, body: payload)
+        return await Self.request(port: port, method, path.replacingOccurrences(of: "{app}", with: app), key: key, body: payload, headers: headers)
     }
 
-    static func request(port: Int, _ method: String, _ path: String, key: String? = nil, body: Data? = nil) async -> Answer {
+    static func request(port: Int, _ method: String, _ path: String, key: String? = nil, body: Data? = nil, headers: [String: String] = [:]) async -> Answer {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 10
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body

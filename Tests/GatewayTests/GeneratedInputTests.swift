@@ -104,8 +104,8 @@ struct GeneratedInputTests {
         // A last accepted event proves that everything published before it has arrived.
         let sentinel = "sentinel-\(UUID().uuidString)"
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(#"{"messageId":"\#(sentinel)","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)).status == 202)
-        try await gateway.waitForEvents(timeout: .seconds(30), "the sentinel") { $0.contains { $0.id == sentinel } }
-        let published = Set(try await gateway.published().map(\.id)).subtracting([sentinel])
+        try await gateway.waitForEvents(timeout: .seconds(30), "the sentinel") { $0.contains { $0.id == "smartid:" + sentinel } }
+        let published = Set(try await gateway.published().map(\.id)).subtracting(["smartid:" + sentinel])
         #expect(published == Set(answers.compactMap(\.eventId)), "published exactly the accepted events")
         if !endpoint.publishes { #expect(published.isEmpty) }
         await gateway.stop()

@@ -30,12 +30,18 @@ public struct Gateway: Sendable {
         public var parameters: [String: String]
         public var query: [String: String]
         public var authorization: String?
+        /// The `Idempotency-Key` header: the event id of a body that carries none.
+        public var idempotencyKey: String?
         public var body: Data
-        public init(endpoint: Endpoint, parameters: [String: String], query: [String: String] = [:], authorization: String?, body: Data) {
+        public init(
+            endpoint: Endpoint, parameters: [String: String], query: [String: String] = [:], authorization: String?,
+            idempotencyKey: String? = nil, body: Data
+        ) {
             self.endpoint = endpoint
             self.parameters = parameters
             self.query = query
             self.authorization = authorization
+            self.idempotencyKey = idempotencyKey
             self.body = body
         }
     }
@@ -139,9 +145,9 @@ public struct Gateway: Sendable {
     func postEvent(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.canonical(call.request.body, app: call.app)) }
     func smartIDPush(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now)) }
     func evernymNotify(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now)) }
-    func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), raw: call.request.body, app: call.app, now: call.now)) }
+    func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now)) }
     func emailMessages(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now)) }
-    func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), raw: call.request.body, app: call.app, now: call.now)) }
+    func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now)) }
 
     func getEvent(_ call: Call) async throws -> Reply {
         var reply = try await self.call(RegistrationCommand.eventStatus(app: call.app, eventId: try call.parameter("eventId")), to: .registration, RegistrationReply.self)

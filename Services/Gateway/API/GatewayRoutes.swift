@@ -23,7 +23,7 @@ public enum GatewayRoutes {
                 for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
                 let reply = await gateway.handle(Gateway.Request(
                     endpoint: endpoint, parameters: parameters, query: query,
-                    authorization: request.headers[.authorization], body: body))
+                    authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey], body: body))
                 return response(reply)
             }
         }
@@ -31,6 +31,9 @@ public enum GatewayRoutes {
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
         }
     }
+
+    /// `Idempotency-Key`, the id of an event whose body carries none.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     static func response(_ reply: Gateway.Reply) -> Response {
         var headers: HTTPFields = [.contentType: reply.contentType]

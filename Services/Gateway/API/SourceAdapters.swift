@@ -4,9 +4,30 @@ import HeraldModel
 
 /// Each integration's own request shape, checked field by field and turned into a
 /// `herald.event.v1`. Field names are those the integrations use.
+///
+/// An event id is `<source>:<id>`: the integration's own id (Smart ID's `messageId`, ...)
+/// namespaced by the source, so two integrations' ids never collide. A source that sends no
+/// id (Upstra, Webcom) gets a fresh one, unless the caller sends an `Idempotency-Key`
+/// header, which is then the id: a retried request is the same event, and two identical
+/// messages are two events.
 enum SourceAdapters {
     /// Event ids travel as AMQP `message_id` (at most 255 bytes) and in routing decisions.
     static let maxIdLength = 200
+
+    /// The event id for `id` from `source`.
+    static func eventId(_ source: EventSource, _ id: String) -> String {
+        "\(source.rawValue):\(id)"
+    }
+
+    /// The id of an event whose body carries none: the `Idempotency-Key` (1 to 200 visible
+    /// ASCII characters) when given, else a fresh one.
+    static func eventId(_ source: EventSource, idempotencyKey: String?) throws(GatewayError) -> String {
+        guard let key = idempotencyKey else { return eventId(source, UUID().uuidString.lowercased()) }
+        guard (1...maxIdLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .invalid("Idempotency-Key", "must be 1 to \(maxIdLength) visible ASCII characters")
+        }
+        return eventId(source, key)
+    }
 
     /// Smart ID `POST …/smartid/push`: `{messageId, pushId, requestor, type: AUTH|SIGN, timeToLive?}`.
     static func smartID(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
@@ -17,7 +38,7 @@ enum SourceAdapters {
         let ttl = try body.optionalInt("timeToLive")
         if let ttl, let problem = DeliveryOptions.problem(ttl: ttl) { throw .invalid("timeToLive", problem) }
         return NotificationEvent(
-            id: messageId, app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
+            id: eventId(.smartID, messageId), app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
             audience: .pushIds([pushId]), context: ["requestor": requestor, "pushId": pushId],
             data: ["messageId": messageId, "requestor": requestor, "type": type],
             options: DeliveryOptions(ttlSeconds: ttl, priority: .high))
@@ -37,14 +58,14 @@ enum SourceAdapters {
             _ = try meta.optionalString("msgType", maxLength: 256)
         }
         return NotificationEvent(
-            id: msgId, app: app, source: .evernym, kind: "message", occurredAt: now, audience: .users([sponsee]),
+            id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: .users([sponsee]),
             context: ["sponseeId": sponsee], data: data)
     }
 
     /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,
     /// displayName}, message? {type: text|image|custom, text?}, recipients}`; the alert uses
-    /// the chat templates. Upstra sends no id: the event id is derived from the body.
-    static func upstra(_ body: JSONFields, raw: Data, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+    /// the chat templates. Upstra sends no id (see the type's notes).
+    static func upstra(_ body: JSONFields, idempotencyKey: String?, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let kind = try body.oneOf("event", ["channel.created", "member.joined", "message.created"])
         let channel = try body.nested("channel")
         let channelId = try channel.string("id", maxLength: 256)
@@ -66,7 +87,7 @@ enum SourceAdapters {
             throw .invalid("message", "is required for message.created")
         }
         return NotificationEvent(
-            id: "upstra-" + bodyHash(raw), app: app, source: .upstra, kind: kind, occurredAt: now, audience: .users(recipients),
+            id: try eventId(.upstra, idempotencyKey: idempotencyKey), app: app, source: .upstra, kind: kind, occurredAt: now, audience: .users(recipients),
             context: context, data: data, alert: .template(name: kind, args: args))
     }
 
@@ -82,15 +103,16 @@ enum SourceAdapters {
         let receivedAt = try body.string("receivedAt", maxLength: 64)
         guard HeraldJSON.parseTimestamp(receivedAt) != nil else { throw .invalid("receivedAt", "must be an ISO-8601 UTC timestamp") }
         return NotificationEvent(
-            id: messageId, app: app, source: .sudoEmail, kind: "email.received", occurredAt: now, audience: .emailAddressId(addressId),
+            id: eventId(.sudoEmail, messageId), app: app, source: .sudoEmail, kind: "email.received", occurredAt: now, audience: .emailAddressId(addressId),
             context: ["emailAddressId": addressId, "sudoId": sudoId, "owner": owner],
             data: ["emailAddressId": addressId, "sudoId": sudoId, "owner": owner, "messageId": messageId, "from": from, "subject": subject, "receivedAt": receivedAt],
             options: DeliveryOptions(encryption: .required))
     }
 
     /// Webcom datasync `POST …/webcom/events`: `{path, event, value?, added?, changed?,
-    /// removed?, hideData?, recipients}`; values travel as JSON text.
-    static func webcom(_ body: JSONFields, raw: Data, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+    /// removed?, hideData?, recipients}`; values travel as JSON text. Webcom sends no id (see
+    /// the type's notes).
+    static func webcom(_ body: JSONFields, idempotencyKey: String?, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let path = try body.string("path", maxLength: 2048)
         let kind = try body.oneOf("event", ["value.changed", "children.updated", "subscription.revoked"])
         let recipients = try body.strings("recipients")
@@ -100,11 +122,12 @@ enum SourceAdapters {
             if let text = body.jsonText(field) { data[field] = text }
         }
         return NotificationEvent(
-            id: "webcom-" + bodyHash(raw), app: app, source: .webcom, kind: kind, occurredAt: now, audience: .users(recipients),
+            id: try eventId(.webcom, idempotencyKey: idempotencyKey), app: app, source: .webcom, kind: kind, occurredAt: now, audience: .users(recipients),
             context: ["path": path], data: data, options: DeliveryOptions(hideData: hideData))
     }
 
-    /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's.
+    /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's and whose
+    /// id is namespaced by its source like the others.
     static func canonical(_ raw: Data, app: String) throws(GatewayError) -> NotificationEvent {
         var object = ((try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]) ?? [:]
         if object.isEmpty, (try? JSONSerialization.jsonObject(with: raw)) == nil { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
@@ -113,8 +136,9 @@ enum SourceAdapters {
         if object["occurredAt"] == nil { object["occurredAt"] = HeraldJSON.formatTimestamp(Date()) }
         do {
             let data = try JSONSerialization.data(withJSONObject: object)
-            let event = try HeraldJSON.decode(NotificationEvent.self, from: data)
+            var event = try HeraldJSON.decode(NotificationEvent.self, from: data)
             guard event.id.utf8.count <= maxIdLength else { throw GatewayError.invalid("id", "must be at most \(maxIdLength) bytes") }
+            event.id = eventId(event.source, event.id)
             guard event.kind.utf8.count <= 128, event.kind.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                 throw GatewayError.invalid("kind", "must be at most 128 letters, digits, '.', '_' or '-'")
             }
@@ -128,11 +152,5 @@ enum SourceAdapters {
         } catch {
             throw GatewayError(400, "Invalid request", "\(error)")
         }
-    }
-
-    /// A stable id for sources that send none: the body's SHA-256, so a resent body is the
-    /// same event.
-    static func bodyHash(_ raw: Data) -> String {
-        Delivery.makeId(app: "", eventId: "", deviceId: String(decoding: raw, as: UTF8.self))
     }
 }
