@@ -85,13 +85,16 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     /// Event kinds that are critical for this app (e.g. Smart ID `auth`): they skip the
     /// user, channel and kind toggles, like events sent with `options.critical`.
     public var criticalKinds: [String]
+    /// How many requests the gateway takes from the app and from each of its keys.
+    public var rateLimits: RateLimits
 
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, fcm: FCM? = nil,
         hms: HMS? = nil, delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
-        criticalKinds: [String] = []
+        criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits()
     ) {
         self.criticalKinds = criticalKinds
+        self.rateLimits = rateLimits
         self.apiKeys = apiKeys
         self.encryption = encryption
         self.fcm = fcm
@@ -101,7 +104,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case apiKeys, encryption, fcm, hms, delivery, templates, criticalKinds
+        case apiKeys, encryption, fcm, hms, delivery, templates, criticalKinds, rateLimits
     }
 
     public init(from decoder: any Decoder) throws {
@@ -113,6 +116,28 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
+        rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? RateLimits()
+    }
+
+    /// Token buckets for the gateway: `app` for all of the app's requests, `key` for each of
+    /// its keys. Either left out is no limit.
+    public struct RateLimits: Codable, Sendable, Hashable {
+        public var app: RateLimit?
+        public var key: RateLimit?
+        public init(app: RateLimit? = nil, key: RateLimit? = nil) {
+            self.app = app
+            self.key = key
+        }
+    }
+
+    /// A token bucket: `perSecond` requests a second on average, up to `burst` at once.
+    public struct RateLimit: Codable, Sendable, Hashable {
+        public var perSecond: Double
+        public var burst: Int
+        public init(perSecond: Double, burst: Int) {
+            self.perSecond = perSecond
+            self.burst = burst
+        }
     }
 
     /// An API key: its SHA-256 (hex), or a file holding the key itself. A key without a
@@ -232,6 +257,11 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
             default:
                 throw invalid("apiKeys[\(index)]", "give exactly one of sha256 or file")
             }
+        }
+        for (name, limit) in [("app", rateLimits.app), ("key", rateLimits.key)] {
+            guard let limit else { continue }
+            guard limit.perSecond > 0, limit.perSecond.isFinite else { throw invalid("rateLimits.\(name).perSecond", "must be a positive number") }
+            guard limit.burst >= 1 else { throw invalid("rateLimits.\(name).burst", "must be at least 1") }
         }
         if var fcm {
             fcm.serviceAccountFile = resolve(fcm.serviceAccountFile)

@@ -53,6 +53,20 @@ struct ErrorTests {
         await gateway.stop()
     }
 
+    @Test func aKeyOverItsRateLimitIs429WithRetryAfterAndPublishesNothing() async throws {
+        let gateway = try await GatewayFixture(rateLimits: "{ key: { perSecond: 0.01, burst: 2 } }")
+        let body = { (id: String) in Data(#"{"messageId":"\#(id)","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8) }
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body("r1")).status == 202)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body("r2")).status == 202)
+        let refused = await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body("r3"))
+        expectProblem(refused, 429, mentions: "rate limit")
+        #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: GatewayFixture.keys["events"], body: body("r4")).status == 202)
+        try await gateway.waitForEvents("the accepted events") { $0.count == 3 }
+        #expect(try await gateway.published().map(\.id) == ["smartid:r1", "smartid:r2", "smartid:r4"])
+        await gateway.stop()
+    }
+
     @Test func aBodyOver64KiBIsTooLarge() async throws {
         let gateway = try await GatewayFixture()
         let big = Data(#"{"messageId":"m","pushId":"p","requestor":"\#(String(repeating: "x", count: 70_000))","type":"AUTH"}"#.utf8)

@@ -42,7 +42,11 @@ final class GatewayFixture: Sendable {
 
     static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
 
-    init(amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true) async throws {
+    /// `rateLimits`: the app's `rateLimits` in the apps file (YAML flow style), if any.
+    init(
+        amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true,
+        rateLimits: String? = nil
+    ) async throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         app = "gw-\(id)"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gateway-\(id)")
@@ -55,6 +59,7 @@ final class GatewayFixture: Sendable {
                   - { id: unscoped, sha256: \(Self.sha(Self.keys["unscoped"]!)) }
                   - { id: events, sha256: \(Self.sha(Self.keys["events"]!)), scopes: [events] }
                   - { id: devices, sha256: \(Self.sha(Self.keys["devices"]!)), scopes: [devices] }
+                \(rateLimits.map { "rateLimits: \($0)" } ?? "")
               other-\(id):
                 apiKeys:
                   - { id: other, sha256: \(Self.sha(Self.keys["other"]!)) }

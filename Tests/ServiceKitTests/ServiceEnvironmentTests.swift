@@ -112,6 +112,8 @@ struct AppsConfigurationTests {
         #expect(error("apps:\n  demo:\n    delivery:\n      mode: webhook") == "apps.demo.delivery.url: webhook mode needs an http(s) URL")
         #expect(error("apps:\n  demo:\n    encryption: sometimes")?.hasPrefix("HERALD_CONFIG: apps.demo.encryption") == true)
         #expect(error("apps:\n  \"bad app\": {}") == "apps.bad app: an app id is 1-64 letters, digits, '.', '_' or '-'")
+        #expect(error("apps:\n  demo:\n    rateLimits: { key: { perSecond: 0, burst: 5 } }") == "apps.demo.rateLimits.key.perSecond: must be a positive number")
+        #expect(error("apps:\n  demo:\n    rateLimits: { app: { perSecond: 10, burst: 0 } }") == "apps.demo.rateLimits.app.burst: must be at least 1")
     }
 
     @Test("a missing file is a clear error")

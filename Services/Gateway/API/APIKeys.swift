@@ -39,9 +39,10 @@ public struct APIKeys: Sendable {
         self.entries = entries
     }
 
-    /// Checks `authorization` for `scope` on `app`: 401 for a missing or unknown key, 403 for
-    /// a key of another app or without the scope.
-    public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) {
+    /// Checks `authorization` for `scope` on `app` and answers the key's id: 401 for a missing
+    /// or unknown key, 403 for a key of another app or without the scope.
+    @discardableResult
+    public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) -> String {
         // "Bearer <key>", the scheme case-insensitive, spaces around the key ignored; read
         // on the UTF-8 bytes, without copying the header into new strings.
         guard let authorization, let digest = Self.bearerDigest(authorization) else {
@@ -54,6 +55,7 @@ public struct APIKeys: Sendable {
         guard match.scopes.contains(scope) else {
             throw GatewayError(403, "Forbidden", "API key \(match.id) lacks the \(scope.rawValue) scope")
         }
+        return match.id
     }
 
     static func bearerDigest(_ header: String) -> [UInt8]? {

@@ -78,6 +78,7 @@ public struct Gateway: Sendable {
 
     let apps: AppsConfiguration
     let keys: APIKeys
+    let limiter: RateLimiter
     let publisher: Publisher
     /// Events of concurrent requests travel to the broker together.
     let events: PackingPublisher
@@ -90,11 +91,13 @@ public struct Gateway: Sendable {
     private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
 
     public init(
-        apps: AppsConfiguration, keys: APIKeys, publisher: Publisher, rpc: RPCClient, recent: RecentEvents = RecentEvents(),
-        deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(), logger: Logger = Logger(label: "herald.gateway")
+        apps: AppsConfiguration, keys: APIKeys, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
+        recent: RecentEvents = RecentEvents(), deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "herald.gateway")
     ) {
         self.apps = apps
         self.keys = keys
+        self.limiter = limiter ?? RateLimiter(apps: apps)
         self.publisher = publisher
         events = PackingPublisher(publisher, packsInFlight: configuration.packsInFlight)
         self.rpc = rpc
@@ -133,7 +136,8 @@ public struct Gateway: Sendable {
         let route = request.endpoint.route
         // The key first: an app that does not exist is answered like another app's (403),
         // so nobody learns which apps exist (every key belongs to one that does).
-        try keys.authorize(request.authorization, app: app, scope: route.scope)
+        let keyId = try keys.authorize(request.authorization, app: app, scope: route.scope)
+        try limiter.admit(app: app, keyId: keyId)
         guard request.body.count <= configuration.bodyLimit else {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(configuration.bodyLimit) bytes")
         }
