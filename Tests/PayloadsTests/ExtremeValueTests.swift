@@ -8,7 +8,8 @@ import Testing
 /// Every field of the contracts a stage reads, replaced in turn by hostile or careless
 /// values (numbers at and past their limits, huge and invalid strings, wrong types, deep
 /// nesting): each body is either refused with a reason or read, and what is read goes
-/// through the payload builder and the provider messages without a crash.
+/// through the payload builder and the provider messages without a crash. The loops yield,
+/// so these seconds of computation do not hold the few threads other tests' tasks need.
 struct ExtremeValueTests {
     typealias S = PayloadSamples
 
@@ -17,7 +18,7 @@ struct ExtremeValueTests {
         "0", "-1", "1", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
         "99999999999999999999999999", "1e308", "-1e308", "1e400", "0.5", "-0", "1E2",
         "null", "true", "false", "[]", "{}", "[1,2]", #"{"a":1}"#,
-        #""""#, #""\u0000""#, #""\ud800""#, "\"\u{FF}\"", "\"" + String(repeating: "x", count: 300_000) + "\"",
+        #""""#, #""\u0000""#, #""\ud800""#, "\"\u{FF}\"", "\"" + String(repeating: "x", count: 100_000) + "\"",
         "\"" + String(repeating: "é", count: 10_000) + "\"",
         #""9999-12-31T23:59:59.999Z""#, #""0000-01-01T00:00:00Z""#, #""1970-01-01T00:00:00Z""#,
         #""2026-02-30T25:61:61Z""#, #""+275760-09-13T00:00:00Z""#,
@@ -109,10 +110,11 @@ struct ExtremeValueTests {
     }
 
     @Test(arguments: deliveries.indices)
-    func aDeliveryWithAnyFieldReplacedIsRefusedOrBuiltWithoutACrash(index: Int) throws {
+    func aDeliveryWithAnyFieldReplacedIsRefusedOrBuiltWithoutACrash(index: Int) async throws {
         let builder = PayloadBuilder()
         var read = 0
         for body in try Self.mutations(of: Self.deliveries[index].wireJSON()) {
+            await Task.yield()
             guard let delivery = Self.read(Delivery.self, body) else { continue }
             read += 1
             _ = try Delivery.fromWireJSON(delivery.wireJSON())
@@ -122,23 +124,25 @@ struct ExtremeValueTests {
     }
 
     @Test(arguments: deliveries.indices)
-    func aDispatchRequestWithAnyFieldReplacedIsRefusedOrSentWithoutACrash(index: Int) throws {
+    func aDispatchRequestWithAnyFieldReplacedIsRefusedOrSentWithoutACrash(index: Int) async throws {
         guard case .dispatch(let sample, _, _) = PayloadBuilder().build(Self.deliveries[index], now: S.now) else {
             Issue.record("the sample is not dispatched")
             return
         }
         for body in try Self.mutations(of: sample.wireJSON()) {
+            await Task.yield()
             if let request = Self.read(DispatchRequest.self, body) { try Self.send(request) }
         }
     }
 
     /// Bytes flipped, inserted, dropped or repeated at random (seeded, so a failure repeats).
     @Test(arguments: deliveries.indices)
-    func aRandomlyCorruptedDeliveryIsRefusedOrBuiltWithoutACrash(index: Int) throws {
+    func aRandomlyCorruptedDeliveryIsRefusedOrBuiltWithoutACrash(index: Int) async throws {
         let builder = PayloadBuilder()
         let sample = try Self.deliveries[index].wireJSON()
         var random = SeededRandom(seed: UInt64(index + 1))
         for _ in 0..<3_000 {
+            await Task.yield()
             var body = [UInt8](sample)
             for _ in 0...random.next(upTo: 4) {
                 let at = random.next(upTo: body.count)
@@ -154,25 +158,28 @@ struct ExtremeValueTests {
         }
     }
 
-    @Test func anEventWithAnyFieldReplacedIsRefusedOrReadWithoutACrash() throws {
+    @Test func anEventWithAnyFieldReplacedIsRefusedOrReadWithoutACrash() async throws {
         let event = NotificationEvent(
             id: "ev-1", app: "demo", source: .api, kind: "news", occurredAt: S.occurredAt, audience: .users(["u-1"]),
             context: ["a": "b"], data: ["k": "v"], alert: .literal(title: "t", body: "b"),
             options: DeliveryOptions(ttlSeconds: 60, priority: .high, collapseKey: "c", critical: true, encryption: .preferred, hideData: true))
         for body in try Self.mutations(of: event.wireJSON()) {
+            await Task.yield()
             if let read = Self.read(NotificationEvent.self, body) { _ = try NotificationEvent.fromWireJSON(read.wireJSON()) }
         }
     }
 
-    @Test func anOutcomeOrRevocationWithAnyFieldReplacedIsRefusedOrReadWithoutACrash() throws {
+    @Test func anOutcomeOrRevocationWithAnyFieldReplacedIsRefusedOrReadWithoutACrash() async throws {
         let outcome = Outcome(
             deliveryId: "d-1", eventId: "ev-1", app: "demo", status: .failed, reason: "r", providerCode: "c", at: S.now)
         for body in try Self.mutations(of: outcome.wireJSON()) {
+            await Task.yield()
             if let read = Self.read(Outcome.self, body) { _ = try Outcome.fromWireJSON(read.wireJSON()) }
         }
         let revoked = TokenRevoked(
             app: "demo", platform: .fcm, token: "t", reason: "UNREGISTERED", deviceId: "d", failedSendAt: S.now, deliveryId: "d-1", eventId: "ev-1")
         for body in try Self.mutations(of: revoked.wireJSON()) {
+            await Task.yield()
             _ = Self.read(TokenRevoked.self, body)
         }
     }
