@@ -35,6 +35,8 @@ USER herald
 WORKDIR /var/lib/herald
 ENV HERALD_DATA_DIR=/var/lib/herald HERALD_LOG_FORMAT=json
 EXPOSE 8080
+# Readiness is on HERALD_OPS_PORT where a service has one (the gateway: its public port
+# does not serve health), else on HERALD_HTTP_PORT.
 HEALTHCHECK --interval=5s --timeout=3s --retries=20 \
-  CMD curl -fsS "http://127.0.0.1:${HERALD_HTTP_PORT:-8080}/readyz" >/dev/null || exit 1
+  CMD curl -fsS "http://127.0.0.1:${HERALD_OPS_PORT:-${HERALD_HTTP_PORT:-9080}}/readyz" >/dev/null || exit 1
 CMD ["herald-gateway"]

@@ -35,7 +35,7 @@ import pika
 GATEWAY = "http://127.0.0.1:8080"
 SANDBOX = "http://127.0.0.1:8090"
 METRICS_PORTS = {
-    "herald-gateway": 8080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
+    "herald-gateway": 9080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
     "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-sandbox": 8090,
 }
 QUEUES = ["registration.events", "preferences.resolved", "encryption.allowed", "dispatch.fcm", "registration.outcomes"]

@@ -10,6 +10,7 @@ import Messaging
 /// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` |
 /// | `HERALD_HTTP_HOST` | `0.0.0.0` |
 /// | `HERALD_HTTP_PORT` | the service's own port |
+/// | `HERALD_OPS_PORT` | health and metrics of a service with a public API (the gateway: 9080) |
 /// | `HERALD_DATA_DIR` | `./data` |
 /// | `HERALD_LOG_LEVEL` | `info` |
 /// | `HERALD_LOG_FORMAT` | `json` (or `text`) |
@@ -19,6 +20,8 @@ public struct ServiceEnvironment: Sendable {
     public var amqpURL: AMQPURL
     public var httpHost: String
     public var httpPort: Int
+    /// `HERALD_OPS_PORT`: where a service with a public API serves health and metrics, if set.
+    public var opsPort: Int?
     public var dataDirectory: URL
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
@@ -40,6 +43,7 @@ public struct ServiceEnvironment: Sendable {
         }
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
+        opsPort = try reader.parse("HERALD_OPS_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } }
         dataDirectory = URL(fileURLWithPath: reader.string("HERALD_DATA_DIR") ?? "data", isDirectory: true)
         logLevel = try reader.parse("HERALD_LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical") { Logger.Level(rawValue: $0.lowercased()) } ?? .info
         logFormat = try reader.parse("HERALD_LOG_FORMAT", expected: "json or text") { LogFormat(rawValue: $0.lowercased()) } ?? .json

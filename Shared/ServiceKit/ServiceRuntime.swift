@@ -18,17 +18,23 @@ public final class ServiceRuntime: Sendable {
     public let topology: AMQPTopology
     /// The process's confirmed publisher; nil for services that do not use the broker.
     public let publisher: Publisher?
+    /// Where health and metrics are served apart from the public API (the gateway's), or nil
+    /// when they share the service's one port.
+    public let opsPort: Int?
 
     /// Reads the configuration, sets up logging and metrics, and starts connecting to the
-    /// broker (unless `usesBroker` is false). Throws `ConfigurationError`.
+    /// broker (unless `usesBroker` is false). A service with a public API gives
+    /// `defaultOpsPort`, so health and metrics are not on the public port (`HERALD_OPS_PORT`
+    /// moves them). Throws `ConfigurationError`.
     public init(
-        name: String, defaultPort: Int,
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         usesBroker: Bool = true, topology: AMQPTopology = HeraldTopology.all
     ) throws {
         self.name = name
         let settings = try ServiceEnvironment(environment, defaultPort: defaultPort)
         self.environment = settings
+        opsPort = defaultOpsPort.map { settings.opsPort ?? $0 }
         logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
         _ = HeraldMetrics.registry
         apps = try settings.configPath.map(AppsConfiguration.load(path:)) ?? AppsConfiguration()
@@ -67,31 +73,41 @@ public final class ServiceRuntime: Sendable {
         services: [any Service] = [],
         routes: (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws {
-        let router = Router()
-        HealthServer.addRoutes(to: router, service: name, readiness: readiness)
-        routes(router)
         let logger = logger
         let name = name
-        let http = Application(
-            router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(environment.httpHost, port: environment.httpPort), serverName: name),
-            onServerRunning: { channel in
-                logger.info("listening", metadata: ["service": "\(name)", "port": "\(channel.localAddress?.port ?? 0)"])
-            },
-            logger: logger)
+        func application(_ router: Router<BasicRequestContext>, port: Int, role: String) -> some Service {
+            Application(
+                router: router,
+                configuration: ApplicationConfiguration(address: .hostname(environment.httpHost, port: port), serverName: name),
+                onServerRunning: { channel in
+                    logger.info("listening", metadata: ["service": "\(name)", "role": "\(role)", "port": "\(channel.localAddress?.port ?? 0)"])
+                },
+                logger: logger)
+        }
+        let router = Router()
+        routes(router)
+        var servers: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let opsPort {
+            // Health and metrics apart from the public API, which answers 404 for them.
+            let ops = Router()
+            HealthServer.addRoutes(to: ops, service: name, readiness: readiness)
+            servers.append(.init(service: application(ops, port: opsPort, role: "ops"), serviceName: "ops"))
+        } else {
+            HealthServer.addRoutes(to: router, service: name, readiness: readiness)
+        }
+        servers.append(.init(service: application(router, port: environment.httpPort, role: "http"), serviceName: "http"))
         var all: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let publisher {
             all.append(.init(service: PublisherService(publisher: publisher, timeout: environment.shutdownTimeout), serviceName: "publisher"))
         }
         all.append(contentsOf: clients.map { .init(service: $0) })
-        all.append(.init(service: http, serviceName: "http"))
+        all.append(contentsOf: servers)
         all.append(contentsOf: services.map { .init(service: $0) })
         var configuration = ServiceGroupConfiguration(
             services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = environment.shutdownTimeout + .seconds(5)
         logger.info("starting", metadata: [
-            "amqp": "\(environment.amqpURL)", "httpPort": "\(environment.httpPort)",
+            "amqp": "\(environment.amqpURL)", "httpPort": "\(environment.httpPort)", "opsPort": "\(opsPort.map(String.init) ?? "-")",
             "apps": "\(apps.apps.keys.sorted().joined(separator: ","))",
         ])
         try await ServiceGroup(configuration: configuration).run()
@@ -102,11 +118,11 @@ public final class ServiceRuntime: Sendable {
     /// service's own parts, runs until a shutdown signal and exits: 0 after a graceful
     /// shutdown, 2 for a configuration error, 1 for any other failure.
     public static func main(
-        name: String, defaultPort: Int, usesBroker: Bool = true,
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true,
         setUp: (ServiceRuntime) throws -> ServiceParts = { _ in ServiceParts() }
     ) async -> Never {
         do {
-            let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, usesBroker: usesBroker)
+            let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker)
             let parts = try setUp(runtime)
             try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
             exit(0)

@@ -31,10 +31,16 @@ extension ServiceProcesses {
             let process = try ServiceProcess(service.name)
             defer { process.discard() }
             try await process.waitUntilReady()
-            let health = try await get(port: process.port, path: "/healthz")
+            let health = try await get(port: process.healthPort, path: "/healthz")
             #expect(health.status == 200)
-            let metrics = try await get(port: process.port, path: "/metrics")
+            let metrics = try await get(port: process.healthPort, path: "/metrics")
             #expect(metrics.status == 200)
+            if process.healthPort != process.port {
+                // A public API keeps its operations off the public port.
+                for path in ["/healthz", "/readyz", "/metrics"] {
+                    #expect(try await get(port: process.port, path: path).status == 404, "\(path) on the public port")
+                }
+            }
 
             if service.usesBroker {
                 // Ready means the publisher connection is up, which it is only once it declared
@@ -65,6 +71,10 @@ final class ServiceProcess: Sendable {
     let name: String
     let process: Process
     let port: Int
+    /// `HERALD_OPS_PORT`, which only a service with a public API (the gateway) uses.
+    let opsPort: Int
+    /// Where the process serves health and metrics.
+    var healthPort: Int { name == "herald-gateway" ? opsPort : port }
     let data: URL
     let log: URL
 
@@ -79,6 +89,7 @@ final class ServiceProcess: Sendable {
         let binary = Self.binaryDirectory.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure("\(binary.path) is missing: run swift build first") }
         port = try freePort()
+        opsPort = try freePort()
         data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID())")
         log = data.appendingPathComponent("service.log")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -88,6 +99,7 @@ final class ServiceProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_AMQP_URL"] = TestBroker.urlString
         environment["HERALD_HTTP_PORT"] = String(port)
+        environment["HERALD_OPS_PORT"] = String(opsPort)
         environment["HERALD_HTTP_HOST"] = "127.0.0.1"
         environment["HERALD_DATA_DIR"] = data.path
         environment["HERALD_LOG_LEVEL"] = "info"
@@ -104,7 +116,7 @@ final class ServiceProcess: Sendable {
     func waitUntilReady() async throws {
         try await eventually(timeout: .seconds(30), "\(name) to report ready") { [self] in
             guard process.isRunning else { throw TestFailure("\(name) exited with \(process.terminationStatus): \(logText())") }
-            return try await get(port: port, path: "/readyz").status == 200
+            return try await get(port: healthPort, path: "/readyz").status == 200
         }
     }
 

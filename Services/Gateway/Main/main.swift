@@ -4,7 +4,8 @@ import GatewayAPI
 import Messaging
 import ServiceKit
 
-await ServiceRuntime.main(name: "herald-gateway", defaultPort: 8080) { runtime in
+// Health and metrics on 9080, apart from the public API.
+await ServiceRuntime.main(name: "herald-gateway", defaultPort: 8080, defaultOpsPort: 9080) { runtime in
     let rpc = RPCClient(configuration: runtime.connection("rpc"))
     let gateway = Gateway(
         apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
