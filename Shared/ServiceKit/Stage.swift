@@ -28,7 +28,8 @@ public struct Stage<Input: Contract>: Service {
     public typealias Handler = @Sendable (Input) async throws -> [Emission]
     /// Runs once an input's emissions are confirmed, before its ack: for state that may only
     /// change when the outputs are safe (e.g. marking an event processed). A failure here
-    /// retries the input like a failed handler; its outputs are then published again.
+    /// is tried again in place, never by redelivering the input, which would publish its
+    /// outputs again; if it keeps failing the input is acknowledged without it.
     public typealias Committed = @Sendable (Input) async throws -> Void
     /// A batch's handler: the emissions of each input, in the inputs' order, or nil for an
     /// input it skips (a repeat, or a copy another batch is handling): a skipped input is
@@ -157,6 +158,7 @@ public struct Stage<Input: Contract>: Service {
         let processed: Counter
         let deadLettered: Counter
         let retried: Counter
+        let commitFailures: Counter
         let duration: Metrics.Timer
 
         init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, work: Work, hooks: Hooks, logger: Logger) {
@@ -170,6 +172,7 @@ public struct Stage<Input: Contract>: Service {
             processed = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "ok")])
             deadLettered = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "dead_lettered")])
             retried = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "retried")])
+            commitFailures = Counter(label: "herald_stage_commit_failures_total", dimensions: [("stage", stage)])
             duration = Metrics.Timer(label: "herald_stage_duration_seconds", dimensions: [("stage", stage)], preferredDisplayUnit: .seconds)
         }
 
@@ -237,7 +240,7 @@ public struct Stage<Input: Contract>: Service {
                 }
                 try await publisher.publish(contentsOf: MessagePack.pack(outputs))
                 if let afterPublish = hooks.afterPublish { await afterPublish(message) }
-                if let committed { for input in done { try await committed(input) } }
+                if let committed { await commitAfterPublish(message.properties.messageId) { for input in done { try await committed(input) } } }
                 message.ack()
                 processed.increment(by: Int64(done.count))
             } catch {
@@ -259,6 +262,33 @@ public struct Stage<Input: Contract>: Service {
                 results.reserveCapacity(inputs.count)
                 for await answer in group { results.append(answer) }
                 return results.sorted { $0.index < $1.index }.map(\.result)
+            }
+        }
+
+        /// Runs a `committed` step once the outputs are confirmed. Its failure is no reason to
+        /// publish them again, so it is tried again here (up to `maxAttempts`, with the
+        /// stage's backoff); if it still fails, the input is acknowledged anyway with an error
+        /// logged and counted: redelivering it would send every output a second time.
+        private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async {
+            var attempt = 1
+            while true {
+                do {
+                    try await step()
+                    return
+                } catch {
+                    if attempt >= maxAttempts {
+                        logger.error("stage commit failed after the outputs were confirmed; acknowledging without it", metadata: [
+                            "stage": "\(stage)", "input": "\(what ?? "-")", "attempts": "\(attempt)", "error": "\(error)",
+                        ])
+                        commitFailures.increment()
+                        return
+                    }
+                    logger.warning("stage commit failed; trying it again", metadata: [
+                        "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
+                    ])
+                    try? await Task.sleep(for: Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1))
+                    attempt += 1
+                }
             }
         }
 
@@ -315,7 +345,7 @@ public struct Stage<Input: Contract>: Service {
                 if let afterPublish = hooks.afterPublish {
                     for message in messages { await afterPublish(message) }
                 }
-                if let committed, let owned, !owned.isEmpty { try await committed(owned) }
+                if let committed, let owned, !owned.isEmpty { await commitAfterPublish("a batch of \(owned.count)") { try await committed(owned) } }
                 for message in messages { message.ack() }
                 processed.increment(by: Int64(inputs.count))
             } catch let error as StageError where error.reason == .rejected {

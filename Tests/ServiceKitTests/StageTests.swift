@@ -139,6 +139,28 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
+    @Test("a commit that fails after the outputs are confirmed is tried again in place: the outputs are not published again")
+    func aFailedCommitDoesNotRepublishTheOutputs() async throws {
+        let fixture = try StageFixture()
+        let commits = Tally()
+        let handled = Tally()
+        let output = fixture.output
+        let stage = Stage<NotificationEvent>(consuming: fixture.work.queue, prefetch: 8, runtime: fixture.runtime, committed: { _ in
+            await commits.add()
+            if await commits.value == 1 { throw StageError.transient("database busy") }
+        }) { event in
+            await handled.add()
+            return [try .publish(event, to: output, routingKey: "out")]
+        }
+        let (group, running) = fixture.start(stage)
+        try await fixture.publishInput(StageFixture.event("e-commit"))
+        try await eventually("the second commit") { await commits.value == 2 }
+        try await eventually("the output") { try await TestBroker.admin.readyCount(fixture.outputQueue.name) >= 1 }
+        #expect(try await TestBroker.admin.readyCount(fixture.outputQueue.name) == 1, "published once")
+        #expect(await handled.value == 1)
+        try await fixture.finish(group, running, collectors: [])
+    }
+
     @Test("an input the handler rejects is dead-lettered with the handler's reason, without retries")
     func rejectedInputIsDeadLettered() async throws {
         let fixture = try StageFixture()
