@@ -48,6 +48,8 @@ final class ChannelWorker: Sendable {
         var stopConsumingRequested = false
         var sleeping = false
         var connected = false
+        /// Why the broker blocks this connection's publishes (a resource alarm), if it does.
+        var blocked: String?
         var generation: UInt64 = 0
         var lastError: MessagingError?
         var finished = false
@@ -96,6 +98,8 @@ final class ChannelWorker: Sendable {
     // MARK: Caller side (any thread)
 
     var isConnected: Bool { mailbox.withLock { $0.connected } }
+    /// Why the broker blocks publishing on this connection (`connection.blocked`), or nil.
+    var blockedReason: String? { mailbox.withLock { $0.blocked } }
     var lastError: MessagingError? { mailbox.withLock { $0.lastError } }
 
     func enqueue(_ publishes: some Sequence<PendingPublish>) {
@@ -204,6 +208,7 @@ final class ChannelWorker: Sendable {
                 try session.setUpConsumer(alreadyEnded: consumeEnded)
                 mailbox.withLock {
                     $0.connected = true
+                    $0.blocked = nil
                     $0.lastError = nil
                 }
                 metrics.connected.record(1)
@@ -502,7 +507,14 @@ final class ChannelWorker: Sendable {
                 throw MessagingError(.connectionLost, "broker closed the connection: \(close.reply_code) \(AMQPDecode.string(close.reply_text))")
 
             case amqp_method_number_t(AMQP_CONNECTION_BLOCKED_METHOD):
-                worker.logger.warning("broker blocked publishing (resource alarm)", metadata: ["connection": "\(worker.configuration.name)"])
+                let blocked = method.decoded!.assumingMemoryBound(to: amqp_connection_blocked_t.self).pointee
+                let reason = AMQPDecode.string(blocked.reason)
+                worker.mailbox.withLock { $0.blocked = reason.isEmpty ? "resource alarm" : reason }
+                worker.logger.warning("broker blocked publishing", metadata: ["connection": "\(worker.configuration.name)", "reason": "\(reason)"])
+
+            case amqp_method_number_t(AMQP_CONNECTION_UNBLOCKED_METHOD):
+                worker.mailbox.withLock { $0.blocked = nil }
+                worker.logger.info("broker unblocked publishing", metadata: ["connection": "\(worker.configuration.name)"])
 
             default:
                 return

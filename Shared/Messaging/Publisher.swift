@@ -24,6 +24,9 @@ public final class Publisher: Sendable {
 
     /// Whether the connection is open right now.
     public var isConnected: Bool { worker.isConnected }
+    /// Why the broker refuses this connection's publishes for now (a memory or disk alarm,
+    /// `connection.blocked`), or nil: publishes wait until it lifts.
+    public var blockedReason: String? { worker.blockedReason }
 
     /// The last connection error, while disconnected.
     public var lastError: MessagingError? { worker.lastError }

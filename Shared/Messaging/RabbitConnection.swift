@@ -34,9 +34,12 @@ final class RabbitConnection {
             guard status == AMQP_STATUS_OK.rawValue else {
                 throw MessagingError(.connectionFailed, "cannot reach \(url.host):\(url.port): \(Self.statusText(status))")
             }
+            // rabbitmq-c 0.11 does not announce `connection.blocked` itself: without it the
+            // broker never says that a resource alarm blocks publishing.
             var properties = arena.table([
                 (key: "connection_name", value: .string(name)),
                 (key: "product", value: .string("Herald")),
+                (key: "capabilities", value: .table(["connection.blocked": .bool(true)])),
             ])
             let reply = url.virtualHost.withCString { vhost in
                 url.user.withCString { user in

@@ -42,6 +42,8 @@ public final class ServiceRuntime: Sendable {
         if usesBroker {
             let publisher = Publisher(configuration: Self.connection(name: name, role: "publisher", settings: settings, topology: topology, logger: logger))
             readiness.register("broker") { publisher.isConnected }
+            // A resource alarm: the broker takes no publishes until it lifts.
+            readiness.register("broker-accepts-publishes") { publisher.blockedReason == nil }
             self.publisher = publisher
         } else {
             publisher = nil

@@ -262,6 +262,8 @@ public struct Gateway: Sendable {
         let accepted = Reply(status: 202, body: body.data)
         if recent.contains(app: event.app, eventId: event.id) { return accepted }
         guard publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
+        // Under a resource alarm the event would only wait in memory: refuse it now.
+        guard publisher.blockedReason == nil else { throw GatewayError.unavailable("the broker refuses publishes for now (resource alarm); try again") }
         let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
         do {
             try await deadlines.publish(message, with: events, timeout: configuration.publishTimeout)
