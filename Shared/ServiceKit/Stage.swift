@@ -231,7 +231,7 @@ public struct Stage<Input: Contract>: Service {
                         "stage": "\(stage)", "failed": "\(failed.count)", "attempt": "\(attempt)", "error": "\(lastError.map { "\($0)" } ?? "-")",
                     ])
                     retried.increment(by: Int64(failed.count))
-                    try? await Task.sleep(for: Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1))
+                    try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
                     for input in failed {
                         outputs.append(requeued(
                             try input.wireJSON(), properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId),
@@ -286,11 +286,14 @@ public struct Stage<Input: Contract>: Service {
                     logger.warning("stage commit failed; trying it again", metadata: [
                         "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
                     ])
-                    try? await Task.sleep(for: Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1))
+                    try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
                     attempt += 1
                 }
             }
         }
+
+        /// The wait before a failed input, element or commit is tried again.
+        static var backoff: Backoff { Backoff(initial: .milliseconds(100), maximum: .seconds(5)) }
 
         /// Counts the attempts of an input put back on its queue as a message of its own.
         static var attemptsHeader: String { "x-herald-attempts" }
@@ -383,8 +386,7 @@ public struct Stage<Input: Contract>: Service {
             }
             guard !requeue.isEmpty else { return }
             retried.increment(by: Int64(requeue.count))
-            let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5)).delay(attempt: attempt - 1)
-            try? await Task.sleep(for: backoff)
+            try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
             let again = requeue.map { requeued($0.message.body, properties: $0.message.properties, attempts: $0.attempts, of: $0.message) }
             do {
                 try await publisher.publish(contentsOf: again)
