@@ -61,12 +61,15 @@ public struct QueueSpec: Sendable, Hashable {
     public var messageTTLMilliseconds: Int64?
     /// Quorum queues dead-letter a message redelivered this many times.
     public var deliveryLimit: Int64?
+    /// At most this many messages: past it the broker refuses publishes (`basic.nack`)
+    /// instead of dropping anything.
+    public var maxLength: Int64?
 
     public init(
         _ name: String, kind: Kind = .quorum, durable: Bool = true, exclusive: Bool = false,
         autoDelete: Bool = false, deadLetterExchange: String? = nil,
         deadLetterRoutingKey: String? = nil, messageTTLMilliseconds: Int64? = nil,
-        deliveryLimit: Int64? = nil
+        deliveryLimit: Int64? = nil, maxLength: Int64? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -77,23 +80,26 @@ public struct QueueSpec: Sendable, Hashable {
         self.deadLetterRoutingKey = deadLetterRoutingKey
         self.messageTTLMilliseconds = messageTTLMilliseconds
         self.deliveryLimit = deliveryLimit
+        self.maxLength = maxLength
     }
 
     /// The `x-` arguments the broker receives, in a stable order.
     public var arguments: [(key: String, value: Argument)] {
         var args: [(String, Argument)] = []
         if kind == .quorum { args.append(("x-queue-type", .string("quorum"))) }
+        let atLeastOnce = deadLetterExchange != nil && kind == .quorum
         if let dlx = deadLetterExchange {
             args.append(("x-dead-letter-exchange", .string(dlx)))
-            if kind == .quorum {
-                // At-least-once dead-lettering: a message moves only once the target confirmed it.
-                args.append(("x-dead-letter-strategy", .string("at-least-once")))
-                args.append(("x-overflow", .string("reject-publish")))
-            }
+            // At-least-once dead-lettering: a message moves only once the target confirmed it.
+            if atLeastOnce { args.append(("x-dead-letter-strategy", .string("at-least-once"))) }
         }
+        // A full queue refuses what comes (the publisher hears `basic.nack`) rather than
+        // dropping its oldest message; at-least-once dead-lettering requires it too.
+        if atLeastOnce || maxLength != nil { args.append(("x-overflow", .string("reject-publish"))) }
         if let key = deadLetterRoutingKey { args.append(("x-dead-letter-routing-key", .string(key))) }
         if let ttl = messageTTLMilliseconds { args.append(("x-message-ttl", .int(ttl))) }
         if let limit = deliveryLimit { args.append(("x-delivery-limit", .int(limit))) }
+        if let maxLength { args.append(("x-max-length", .int(maxLength))) }
         return args.map { (key: $0.0, value: $0.1) }
     }
 

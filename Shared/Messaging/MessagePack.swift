@@ -34,10 +34,11 @@ public enum MessagePack {
     }
 
     /// The key `message` is packed under, or nil when it must travel alone: persistent, with
-    /// a type, and no headers, expiry or reply-to of its own.
+    /// a type, and no headers or reply-to of its own. Expiries may differ: a pack expires
+    /// when its last element would (`expiration`).
     public static func key(of message: OutgoingMessage) -> Key? {
         guard let type = message.properties.type, message.properties.persistent, message.properties.headers.isEmpty,
-              message.properties.expiration == nil, message.properties.replyTo == nil else { return nil }
+              message.properties.replyTo == nil else { return nil }
         return Key(exchange: message.exchange, routingKey: message.routingKey, type: type, mandatory: message.mandatory)
     }
 
@@ -48,7 +49,7 @@ public enum MessagePack {
     }
 
     /// `messages` with those that can travel together packed: same exchange, routing key,
-    /// type and mandatory flag, persistent, no headers and no expiry of their own. Every
+    /// type and mandatory flag, persistent, no headers of their own. Every
     /// message keeps its order among those it is packed with.
     public static func pack(_ messages: [OutgoingMessage]) -> [OutgoingMessage] {
         guard messages.count > 1 else { return messages }
@@ -94,7 +95,22 @@ public enum MessagePack {
         var properties = first.properties
         properties.timestamp = Date()
         properties.headers = [header: .int(Int64(elements.count))]
+        properties.expiration = expiration(of: elements)
         return OutgoingMessage(exchange: first.exchange, routingKey: first.routingKey, body: body, properties: properties, mandatory: first.mandatory)
+    }
+}
+
+extension MessagePack {
+    /// The per-message TTL of a pack (milliseconds, as AMQP's `expiration`): the longest of
+    /// its elements', none if any element has none. The broker keeps the pack while any of
+    /// its elements may still be wanted; the consumer drops an element that expired.
+    static func expiration(of elements: some Collection<OutgoingMessage>) -> String? {
+        var longest: Int64 = 0
+        for element in elements {
+            guard let text = element.properties.expiration, let milliseconds = Int64(text) else { return nil }
+            longest = max(longest, milliseconds)
+        }
+        return String(longest)
     }
 }
 

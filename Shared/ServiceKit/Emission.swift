@@ -1,3 +1,4 @@
+import Foundation
 import HeraldModel
 import Messaging
 
@@ -19,5 +20,16 @@ public struct Emission: Sendable {
     /// An outcome to `herald.outcomes` under its status. Not mandatory: nobody has to listen.
     public static func outcome(_ outcome: Outcome, to exchange: ExchangeSpec = HeraldTopology.Exchange.outcomes) throws -> Emission {
         Emission(try OutgoingMessage(contract: outcome, exchange: exchange.name, routingKey: outcome.routingKey))
+    }
+
+    /// This emission with a per-message TTL that ends at `date` (rounded up to the
+    /// millisecond, 1 to four weeks): past it the broker dead-letters the message as `expired`.
+    public func expiring(at date: Date?, now: Date) -> Emission {
+        guard let date else { return self }
+        var copy = self
+        let milliseconds = (date.timeIntervalSince(now) * 1000).rounded(.up)
+        let longest = Double(DeliveryOptions.maximumTTL) * 1000
+        copy.message.properties.expiration = String(Int64(min(max(milliseconds, 1), longest)))
+        return copy
     }
 }

@@ -38,8 +38,19 @@ public enum HeraldTopology {
     /// against poison messages; stages bound transient retries well below it.
     public static let workQueueDeliveryLimit: Int64 = 50
 
+    /// The most messages (packs count as one) a work or delay queue holds. Past it the
+    /// broker refuses publishes: the gateway answers 503 and stages retry, nothing is dropped.
+    /// Operators can lower it with a `max-length` policy (the lower of the two applies).
+    public static let workQueueMaxLength: Int64 = 1_000_000
+
+    /// No message waits in a work queue longer than the longest delivery TTL (four weeks):
+    /// past it the broker dead-letters it and Registration reports its deliveries `expired`.
+    public static let workQueueMessageTTLMilliseconds = Int64(DeliveryOptions.maximumTTL) * 1000
+
     static func workQueue(_ name: String) -> QueueSpec {
-        QueueSpec(name, deadLetterExchange: Exchange.dead.name, deliveryLimit: workQueueDeliveryLimit)
+        QueueSpec(
+            name, deadLetterExchange: Exchange.dead.name, messageTTLMilliseconds: workQueueMessageTTLMilliseconds,
+            deliveryLimit: workQueueDeliveryLimit, maxLength: workQueueMaxLength)
     }
 
     public enum Queue {
@@ -54,6 +65,11 @@ public enum HeraldTopology {
         public static let registrationOutcomes = workQueue("registration.outcomes")
         /// Everything dead-lettered, for operators. Not a work queue: it dead-letters nowhere.
         public static let deadLetters = QueueSpec("dead-letters")
+        /// Everything dead-lettered, again, for Registration to report each delivery in it
+        /// (`DeadLetterReporter`). Bounded like a work queue, but it dead-letters nowhere:
+        /// its own dead letters would come back to it.
+        public static let registrationDeadLetters = QueueSpec(
+            "registration.dead-letters", messageTTLMilliseconds: workQueueMessageTTLMilliseconds, maxLength: workQueueMaxLength)
 
         public static func dispatch(_ platform: Platform) -> QueueSpec {
             switch platform {
@@ -91,7 +107,7 @@ public enum HeraldTopology {
             "retry.\(platform.rawValue).\(tier.label)",
             deadLetterExchange: Exchange.dispatch.name,
             deadLetterRoutingKey: RoutingKey.dispatch(platform),
-            messageTTLMilliseconds: Int64(tier.seconds) * 1000)
+            messageTTLMilliseconds: Int64(tier.seconds) * 1000, maxLength: workQueueMaxLength)
     }
 
     /// The routing key on `herald.retry` for one platform and tier.
@@ -107,7 +123,7 @@ public enum HeraldTopology {
             Exchange.events, Exchange.deliveries, Exchange.dispatch, Exchange.retry,
             Exchange.control, Exchange.outcomes, Exchange.dead,
         ]
-        var queues = workQueues + [Queue.deadLetters, CommandQueue.registration, CommandQueue.preferences]
+        var queues = workQueues + [Queue.deadLetters, Queue.registrationDeadLetters, CommandQueue.registration, CommandQueue.preferences]
         var bindings = [
             BindingSpec(exchange: Exchange.events.name, queue: Queue.registrationEvents.name, routingKey: "#"),
             BindingSpec(exchange: Exchange.deliveries.name, queue: Queue.preferencesResolved.name, routingKey: RoutingKey.resolved),
@@ -115,6 +131,7 @@ public enum HeraldTopology {
             BindingSpec(exchange: Exchange.control.name, queue: Queue.registrationRevocations.name, routingKey: RoutingKey.tokenRevoked),
             BindingSpec(exchange: Exchange.outcomes.name, queue: Queue.registrationOutcomes.name, routingKey: "#"),
             BindingSpec(exchange: Exchange.dead.name, queue: Queue.deadLetters.name, routingKey: ""),
+            BindingSpec(exchange: Exchange.dead.name, queue: Queue.registrationDeadLetters.name, routingKey: ""),
         ]
         for platform in Platform.allCases {
             bindings.append(BindingSpec(

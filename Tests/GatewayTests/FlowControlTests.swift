@@ -39,3 +39,28 @@ struct FlowControlTests {
         await gateway.stop()
     }
 }
+
+/// A work queue at its length limit refuses publishes (`x-overflow: reject-publish`); the
+/// gateway answers 503 with Retry-After and nothing is accepted. The limit is lowered to 0
+/// by a policy, as an operator would, in a virtual host of the test's own.
+@Suite("A full event queue", .enabled(if: TestBroker.shouldRun))
+struct FullQueueTests {
+    @Test func aFullEventQueueMakesTheGatewayAnswer503AndAcceptNothing() async throws {
+        let vhost = "herald-full-\(UUID().uuidString.prefix(8))"
+        try await TestBroker.rabbitmqctl("add_vhost", vhost)
+        try await TestBroker.rabbitmqctl("set_permissions", "-p", vhost, TestBroker.url.user, ".*", ".*", ".*")
+        try await TestBroker.rabbitmqctl(
+            "set_policy", "-p", vhost, "--apply-to", "queues", "full", "^test\\.gateway\\.events\\.",
+            #"{"max-length":0,"overflow":"reject-publish"}"#)
+        let base = TestBroker.urlString.hasSuffix("/") ? TestBroker.urlString : TestBroker.urlString + "/"
+        let gateway = try await GatewayFixture(amqpURL: base + vhost)
+        try await eventually("the gateway's publisher to connect") { gateway.runtime.requirePublisher.isConnected }
+        let answer = await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: FlowControlTests.push("full-1"))
+        #expect(answer.status == 503)
+        #expect((answer.json["detail"] as? String)?.contains("queue is full") == true, "\(answer.json)")
+        #expect(answer.headers["retry-after"] != nil)
+        #expect(await gateway.events.inbox.count == 0)
+        await gateway.stop()
+        try await TestBroker.rabbitmqctl("delete_vhost", vhost)
+    }
+}

@@ -40,6 +40,24 @@ struct MessagePackTests {
         #expect(packed.count == 2)
     }
 
+    @Test func aPackExpiresWhenItsLastElementWould() throws {
+        var messages = (1...3).map { Self.message($0) }
+        for (message, expiration) in zip(messages.indices, ["5000", "90000", "100"]) { messages[message].properties.expiration = expiration }
+        let packed = MessagePack.pack(messages)
+        #expect(packed.count == 1)
+        #expect(packed[0].properties.expiration == "90000")
+        #expect(try Self.elements(packed[0]) == [1, 2, 3])
+    }
+
+    @Test func aPackWithAnElementThatNeverExpiresNeverExpires() {
+        var messages = (1...3).map { Self.message($0) }
+        messages[0].properties.expiration = "5000"
+        messages[2].properties.expiration = "100"
+        let packed = MessagePack.pack(messages)
+        #expect(packed.count == 1)
+        #expect(packed[0].properties.expiration == nil)
+    }
+
     @Test func packsAreSplitAtTheCountLimit() throws {
         let packed = MessagePack.pack((0..<(MessagePack.maxCount * 2 + 1)).map { Self.message($0) })
         #expect(packed.map { MessagePack.count(of: $0.properties) } == [MessagePack.maxCount, MessagePack.maxCount, 1])

@@ -97,3 +97,27 @@ struct EncryptionStageTests {
         }
     }
 }
+
+/// A dispatch request that no dispatcher takes in time expires at the broker, which
+/// dead-letters it for Registration to report (pure: the emissions only).
+@Suite("Dispatch requests expire at the broker")
+struct DispatchExpiryTests {
+    typealias S = PayloadSamples
+
+    @Test func aRequestWithATTLExpiresAtTheBrokerWhenItsTTLRunsOut() throws {
+        var delivery = S.webcomChildren(S.device(.hms, os: .android))
+        delivery.occurredAt = S.now.addingTimeInterval(-10)
+        delivery.options.ttlSeconds = 60
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(), now: S.now)
+        #expect(emissions.count == 1)
+        #expect(emissions[0].message.properties.expiration == "50000")
+    }
+
+    @Test func aRequestWithoutATTLIsKeptByTheBrokerUntilTheQueuesOwnLimit() throws {
+        var delivery = S.webcomChildren(S.device(.hms, os: .android))
+        delivery.occurredAt = S.now
+        delivery.options.ttlSeconds = nil
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(), now: S.now)
+        #expect(emissions[0].message.properties.expiration == nil)
+    }
+}

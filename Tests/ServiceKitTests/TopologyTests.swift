@@ -32,6 +32,31 @@ struct TopologyTests {
         }
     }
 
+    @Test("work queues are bounded: a length past which publishes are refused, and no message older than the longest delivery TTL")
+    func workQueuesAreBounded() {
+        for queue in HeraldTopology.workQueues + [HeraldTopology.Queue.registrationDeadLetters] {
+            let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
+            #expect(args["x-max-length"] == .int(HeraldTopology.workQueueMaxLength), "\(queue.name)")
+            #expect(args["x-overflow"] == .string("reject-publish"), "\(queue.name)")
+            #expect(args["x-message-ttl"] == .int(Int64(DeliveryOptions.maximumTTL) * 1000), "\(queue.name)")
+        }
+        for platform in Platform.allCases {
+            for tier in HeraldTopology.retryTiers {
+                let args = Dictionary(uniqueKeysWithValues: HeraldTopology.retryQueue(platform, tier).arguments.map { ($0.key, $0.value) })
+                #expect(args["x-max-length"] == .int(HeraldTopology.workQueueMaxLength))
+                #expect(args["x-overflow"] == .string("reject-publish"))
+            }
+        }
+    }
+
+    @Test("everything dead-lettered also reaches Registration, whose queue dead-letters nowhere (no loop)")
+    func deadLettersReachRegistration() {
+        let queue = HeraldTopology.Queue.registrationDeadLetters
+        #expect(topology.bindings.contains(BindingSpec(exchange: "herald.dead", queue: queue.name, routingKey: "")))
+        #expect(queue.deadLetterExchange == nil && queue.kind == .quorum)
+        #expect(topology.queue(named: queue.name) == queue)
+    }
+
     @Test("the routes of the design exist")
     func routes() {
         func routed(_ exchange: String, _ key: String, to queue: String) -> Bool {

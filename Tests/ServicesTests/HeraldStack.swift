@@ -35,6 +35,7 @@ final class HeraldStack: Sendable {
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
         HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.dispatchHMS, HeraldTopology.Queue.dispatchWebhook,
         HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
+        HeraldTopology.Queue.registrationDeadLetters,
     ]
 
     static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false) async throws -> HeraldStack {

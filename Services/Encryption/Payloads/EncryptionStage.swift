@@ -23,7 +23,9 @@ public enum EncryptionStage {
         switch builder.build(delivery, now: now) {
         case .dispatch(let request, let variant, let scheme):
             PayloadMetrics.built[PayloadMetrics.Key(platform: request.platform, variant: variant, scheme: scheme ?? "none")]?.increment()
-            return [try .publish(request, to: routes.output, routingKey: request.platform.rawValue)]
+            // Expires at the broker with the delivery, so that a platform no dispatcher serves
+            // is reported (`DeadLetterReporter`) instead of waiting in its queue.
+            return [try Emission.publish(request, to: routes.output, routingKey: request.platform.rawValue).expiring(at: request.expiresAt, now: now)]
         case .expired(let reason):
             PayloadMetrics.expired.increment()
             return [try .outcome(Outcome(delivery: delivery, status: .expired, reason: reason, at: now), to: routes.outcomes)]

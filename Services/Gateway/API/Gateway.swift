@@ -268,8 +268,12 @@ public struct Gateway: Sendable {
         do {
             try await deadlines.publish(message, with: events, timeout: configuration.publishTimeout)
         } catch {
-            if let error = error as? MessagingError, error.reason == .invalidMessage { throw GatewayError(400, "Invalid request", error.message) }
-            throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
+            switch (error as? MessagingError)?.reason {
+            case .invalidMessage?: throw GatewayError(400, "Invalid request", (error as! MessagingError).message)
+            // A queue at its length limit refuses publishes (`reject-publish`).
+            case .publishRejected?: throw GatewayError.unavailable("the broker refused the event: a queue is full; try again later")
+            default: throw GatewayError.unavailable("the event was not confirmed by the broker; try again")
+            }
         }
         recent.insert(app: event.app, eventId: event.id)
         return accepted

@@ -10,6 +10,7 @@ await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runt
         RegistrationStages.resolving(runtime: runtime, store: store),
         RegistrationStages.revoking(runtime: runtime, store: store),
         RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
+        DeadLetterReporter(runtime: runtime),
         CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
         RegistrationPruner(store: store, logger: runtime.logger),
     ])
