@@ -44,22 +44,21 @@ public enum HeraldJSON {
         try decoder().decode(type, from: data)
     }
 
-    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-    private static let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
 
     /// Formats a date as an ISO-8601 UTC timestamp with milliseconds (truncated), so that
-    /// what `parseTimestamp` read is written back as the same text (`ISO8601Timestamp`).
+    /// what `parseTimestamp` read is written back as the same text (`ISO8601Timestamp`). An
+    /// instant outside the years 0000 to 9999 (an expiry computed far ahead) is written as the
+    /// nearest one inside, so that whatever Herald writes it can read.
     public static func formatTimestamp(_ date: Date) -> String {
-        ISO8601Timestamp.format(date) ?? withFraction.format(date)
+        let bounded = min(max(date, ISO8601Timestamp.earliest), ISO8601Timestamp.latest)
+        return ISO8601Timestamp.format(bounded) ?? ISO8601Timestamp.format(ISO8601Timestamp.earliest)!
     }
 
-    /// Parses an ISO-8601 UTC timestamp, with or without fractional seconds. Herald's own
-    /// forms are read from their bytes (`ISO8601Timestamp`); other forms, such as offsets or
-    /// other fraction lengths, by Foundation's format style.
+    /// Parses an RFC 3339 timestamp (OpenAPI's `date-time`). Herald's own forms are read
+    /// fastest (`ISO8601Timestamp.parse`); any other, such as offsets or other fraction
+    /// lengths, by the general reader.
     public static func parseTimestamp(_ text: String) -> Date? {
-        if let date = ISO8601Timestamp.parse(text) { return date }
-        if let date = try? withFraction.parse(text) { return date }
-        return try? withoutFraction.parse(text)
+        ISO8601Timestamp.parse(text) ?? ISO8601Timestamp.parseRFC3339(text)
     }
 
     /// Whether a value `JSONSerialization` produced is a JSON boolean. On Linux a JSON 0 or 1

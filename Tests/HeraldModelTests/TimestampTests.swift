@@ -70,9 +70,45 @@ struct TimestampTests {
         #expect(abs(date.timeIntervalSince1970 - secondsSince1970) < 1e-5)
     }
 
+    @Test("every RFC 3339 date-time is read (OpenAPI's format): lowercase t and z, any fraction length", arguments: [
+        ("2026-11-24t23:38:27z", 1_795_563_507.0), ("2026-11-24T23:38:27.1234567891Z", 1_795_563_507.1234567891),
+        ("2026-11-25T00:38:27-01:00", 1_795_563_507.0 + 7200),
+    ])
+    func rfc3339FormsAreRead(text: String, secondsSince1970: Double) throws {
+        let date = try #require(HeraldJSON.parseTimestamp(text))
+        #expect(abs(date.timeIntervalSince1970 - secondsSince1970) < 1e-5)
+    }
+
+    @Test("years before 1970 with odd offsets are read on the proleptic Gregorian calendar (the gateway refused them)")
+    func earlyYearsAndOffsetsAreRead() throws {
+        let local = try #require(HeraldJSON.parseTimestamp("0761-04-01T05:43:39.7438-23:49"))
+        let utc = try #require(HeraldJSON.parseTimestamp("0761-04-01T05:43:39Z"))
+        #expect(abs(local.timeIntervalSince(utc) - (23 * 3600 + 49 * 60 + 0.7438)) < 1e-4)
+        let yearBefore = try #require(HeraldJSON.parseTimestamp("0760-04-01T05:43:39Z"))
+        #expect(utc.timeIntervalSince(yearBefore) == 365 * 86_400)
+        let march = try #require(HeraldJSON.parseTimestamp("0000-03-01T00:00:00Z"))
+        let february = try #require(HeraldJSON.parseTimestamp("0000-02-28T00:00:00Z"))
+        #expect(march.timeIntervalSince(february) == 2 * 86_400, "year 0 is a leap year")
+        let epoch = try #require(HeraldJSON.parseTimestamp("1970-01-01T00:00:00Z"))
+        #expect(try #require(HeraldJSON.parseTimestamp("1969-12-31T23:59:59Z")).timeIntervalSince(epoch) == -1)
+    }
+
+    @Test("whatever Herald writes it reads back: years before 1970, and instants past 9999 written as the last one")
+    func everyWrittenTimestampIsRead() throws {
+        let early = try #require(HeraldJSON.parseTimestamp("0761-04-01T05:43:39.743Z"))
+        #expect(HeraldJSON.formatTimestamp(early) == "0761-04-01T05:43:39.743Z")
+        #expect(HeraldJSON.formatTimestamp(try #require(HeraldJSON.parseTimestamp("0000-01-01T00:00:00Z"))) == "0000-01-01T00:00:00.000Z")
+        #expect(HeraldJSON.formatTimestamp(try #require(HeraldJSON.parseTimestamp("1969-12-31T23:59:59.5Z"))) == "1969-12-31T23:59:59.500Z")
+        let far = Date(timeIntervalSince1970: 253_402_300_800 + 600)
+        #expect(HeraldJSON.formatTimestamp(far) == "9999-12-31T23:59:59.999Z")
+        #expect(HeraldJSON.parseTimestamp(HeraldJSON.formatTimestamp(far)) != nil)
+        #expect(HeraldJSON.formatTimestamp(Date(timeIntervalSince1970: -1e12)) == "0000-01-01T00:00:00.000Z")
+    }
+
     @Test("text that is no timestamp is refused", arguments: [
-        "", "Z", "not a timestamp", "2026-11-24 23:38:27Z", "2026-11-24T23:38:27,123Z", "2026-11-24t23:38:27Z",
-        "2026-11-24T23:38:27.12aZ", "2026-11-24T23:38:27.1234567891Z", "٢٠٢٦-11-24T23:38:27Z",
+        "", "Z", "not a timestamp", "2026-11-24 23:38:27Z", "2026-11-24T23:38:27,123Z", "2026-11-24T23:38:27",
+        "2026-11-24T23:38:27.12aZ", "2026-11-24T23:38:27.Z", "٢٠٢٦-11-24T23:38:27Z", "2026-11-24T23:38:27+0100",
+        "2026-02-29T00:00:00Z", "2026-11-24T24:00:00Z", "2026-11-24T23:38:27+24:00", "2026-11-24T23:38:27Zjunk",
     ])
     func nonTimestampsAreRefused(text: String) {
         #expect(HeraldJSON.parseTimestamp(text) == nil)
