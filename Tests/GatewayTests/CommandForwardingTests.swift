@@ -20,7 +20,9 @@ struct CommandForwardingTests {
         let registration = (get.json["device"] as? [String: Any])?["registration"] as? [String: Any]
         #expect(get.status == 200 && registration?["token"] as? String == "tok-1" && registration?["userId"] as? String == "u1")
         let wrongUser = await gateway.send("DELETE", "/v1/apps/{app}/devices/d1?userId=u2")
-        #expect(wrongUser.status == 200 && wrongUser.json["removed"] as? Bool == false)
+        // Not removed, so not a success: a 2xx would tell the client the device is gone.
+        #expect(wrongUser.status == 409 && (wrongUser.json["detail"] as? String)?.contains("another user") == true, "\(wrongUser.json)")
+        #expect(await gateway.send("GET", "/v1/apps/{app}/devices/d1").status == 200)
         let delete = await gateway.send("DELETE", "/v1/apps/{app}/devices/d1?userId=u1")
         #expect(delete.json["removed"] as? Bool == true)
         let gone = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
@@ -60,9 +62,15 @@ struct CommandForwardingTests {
         #expect(await gateway.send("PUT", "/v1/apps/{app}/users/u1/channels/c1/preferences", json: ["enabled": false]).status == 200)
         #expect(await gateway.send("GET", "/v1/apps/{app}/users/u1/channels/c1/preferences").json["channelEnabled"] as? Bool == false)
         let configuration = ["entries": [["service": "sudo-email", "enabled": false, "rule": ["field": "sudoId", "value": "s1"]]]]
+        // A configuration belongs to a registered device.
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: configuration).status == 404)
+        #expect(await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration").status == 404)
+        #expect(await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "fcm", "token": "tok-1", "os": "ios"]).status == 200)
         #expect(await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: configuration).status == 200)
         let read = await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration")
         #expect(((read.json["configuration"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
+        #expect(await gateway.send("DELETE", "/v1/apps/{app}/devices/d1").status == 200)
+        #expect(await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration").status == 404, "gone with its device")
         #expect(await gateway.send("PUT", "/v1/apps/{app}/settings/notifications", json: ["enabled": false]).json["networkEnabled"] as? Bool == false)
         #expect(await gateway.send("GET", "/v1/apps/{app}/settings/notifications").json["networkEnabled"] as? Bool == false)
         await gateway.stop()
@@ -85,6 +93,20 @@ struct CommandForwardingTests {
         let deliveries = event?["deliveries"] as? [[String: Any]] ?? []
         #expect(known.status == 200 && event?["resolved"] as? Bool == true, "\(known.json)")
         #expect(deliveries.map { "\($0["deliveryId"] ?? "") \($0["status"] ?? "") \($0["updates"] ?? "")" } == ["d1 delivered 2", "d2 filtered 1"])
+        await gateway.stop()
+    }
+
+    @Test func anEventJustAcceptedIsKnownBeforeRegistrationResolvesIt() async throws {
+        let gateway = try await GatewayFixture()
+        let body = Data(#"{"messageId":"just-now","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
+        #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
+        // Nothing resolves it here (the fixture only collects events): accepted, not yet resolved.
+        let status = await gateway.send("GET", "/v1/apps/{app}/events/smartid:just-now")
+        let event = status.json["event"] as? [String: Any]
+        #expect(status.status == 200, "\(status.json)")
+        #expect(event?["eventId"] as? String == "smartid:just-now" && event?["resolved"] as? Bool == false)
+        #expect((event?["deliveries"] as? [Any])?.isEmpty == true)
+        #expect(await gateway.send("GET", "/v1/apps/{app}/events/smartid:never-sent").status == 404)
         await gateway.stop()
     }
 

@@ -67,6 +67,26 @@ struct ErrorTests {
         await gateway.stop()
     }
 
+    @Test func aNullIsRefusedNotReadAsAbsent() async throws {
+        let gateway = try await GatewayFixture()
+        let answer = await gateway.send("PUT", "/v1/apps/{app}/users/u1/preferences", body: Data(#"{"enabled":true,"mutedKinds":null}"#.utf8))
+        expectProblem(answer, 400, field: "mutedKinds")
+        await gateway.stop()
+    }
+
+    @Test func aMethodThePathDoesNotHaveIs405WithTheMethodsItHas() async throws {
+        let gateway = try await GatewayFixture()
+        for (method, path, allow) in [
+            ("TRACE", "/v1/apps/{app}/smartid/push", "POST"), ("DELETE", "/v1/apps/{app}/events", "POST"),
+            ("POST", "/v1/apps/{app}/devices/d1", "DELETE, GET, PUT"), ("PATCH", "/v1/apps/{app}/settings/notifications", "GET, PUT"),
+        ] {
+            let answer = await gateway.send(method, path)
+            expectProblem(answer, 405)
+            #expect(answer.headers["allow"] == allow, "\(method) \(path)")
+        }
+        await gateway.stop()
+    }
+
     @Test func aBodyOver64KiBIsTooLarge() async throws {
         let gateway = try await GatewayFixture()
         let big = Data(#"{"messageId":"m","pushId":"p","requestor":"\#(String(repeating: "x", count: 70_000))","type":"AUTH"}"#.utf8)
@@ -96,6 +116,12 @@ struct ErrorTests {
         Invalid(path: "/smartid/push", body: #"["not","an","object"]"#, field: nil),
         Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": String(repeating: "k", count: 201)]),
         Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": "two words"]),
+        // An event id is read back in a URL path: a percent sign would be read as an escape.
+        Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": "50%25"]),
+        Invalid(path: "/smartid/push", body: #"{"messageId":"m%1B","pushId":"p","requestor":"r","type":"AUTH"}"#, field: "messageId"),
+        Invalid(path: "/events", body: #"{"id":"e%20","source":"api","kind":"k","audience":{"users":["u"]}}"#, field: "id"),
+        // No field is nullable: a null is refused, not read as absent.
+        Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"]},"alert":null}"#, field: "alert"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.deleted","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "event"),
         Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":[1]}"#, field: "recipients[0]"),

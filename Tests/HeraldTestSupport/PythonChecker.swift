@@ -5,7 +5,7 @@ import Foundation
 /// command installs them in `.build/python`; elsewhere set `HERALD_PYTHON` to a Python that
 /// has them.
 public enum PythonChecker {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     public static var python: String? {
         if let configured = ProcessInfo.processInfo.environment["HERALD_PYTHON"], !configured.isEmpty { return configured }

@@ -70,7 +70,7 @@ struct PreferenceCommandTests {
             #expect(try await call(.getChannel(app: "chat", userId: "u1", channelId: "c1")).channelEnabled == true)
             let configuration = try await call(.initializeService(app: "sudo", deviceId: "d1", service: S.sudo)).configuration
             #expect(configuration?.entries == [.init(service: S.sudo, enabled: true)])
-            await #expect(throws: CommandError(code: "invalid-userId", detail: "userId must be 1 to 256 bytes")) {
+            await #expect(throws: CommandError(code: "invalid-userId", detail: "userId must be 1 to 256 characters")) {
                 _ = try await call(.getUser(app: "chat", userId: ""))
             }
             let reply = try await client.call(queue: queue.name, type: PreferenceCommand.contractName, body: Data(#"{"nope":{}}"#.utf8), timeout: TestBroker.rpcTimeout)

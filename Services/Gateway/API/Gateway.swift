@@ -64,8 +64,11 @@ public struct Gateway: Sendable {
         func fields() throws -> JSONFields { try JSONFields(request.body) }
 
         func parameter(_ name: String) throws -> String {
-            guard let value = request.parameters[name], !value.isEmpty, value.utf8.count <= 256 else {
-                throw GatewayError.invalid(name, "must be 1 to 256 bytes")
+            // The router gives the segment as it came, percent-encoded.
+            let raw = request.parameters[name] ?? ""
+            let value = raw.removingPercentEncoding ?? raw
+            guard TextLimits.fits(value, maximum: TextLimits.identifier) else {
+                throw GatewayError.invalid(name, "must be 1 to \(TextLimits.identifier) characters")
             }
             return value
         }
@@ -154,17 +157,30 @@ public struct Gateway: Sendable {
     func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now)) }
 
     func getEvent(_ call: Call) async throws -> Reply {
-        var reply = try await self.call(RegistrationCommand.eventStatus(app: call.app, eventId: try call.parameter("eventId")), to: .registration, RegistrationReply.self)
+        let eventId = try call.parameter("eventId")
+        var reply: RegistrationReply
+        do {
+            reply = try await self.call(RegistrationCommand.eventStatus(app: call.app, eventId: eventId), to: .registration, RegistrationReply.self)
+        } catch let error as GatewayError where error.status == 404 && recent.contains(app: call.app, eventId: eventId) {
+            // Accepted here moments ago, not resolved yet: known, with no deliveries so far.
+            reply = RegistrationReply(event: EventStatus(eventId: eventId, resolved: false, deliveries: []))
+        }
         reply.event = reply.event.map(PublicEventStatus.redacted)
         return try Self.json(200, reply)
     }
 
     func smartIDDevices(_ call: Call) async throws -> Reply {
         let body = try call.fields()
-        let profiles: [String]
-        if body.has("profileIDs") { profiles = try body.strings("profileIDs") } else if body.object["profileID"] is [Any] { profiles = try body.strings("profileID") } else { profiles = [try body.string("profileID", maxLength: 256)] }
+        // The profiles of profileID (one or a list) and profileIDs together.
+        var profiles: [String] = []
+        if body.has("profileID") {
+            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try body.string("profileID", maxLength: TextLimits.identifier)]
+        }
+        if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
+        guard !profiles.isEmpty else { throw GatewayError.invalid("profileID", "is required (or profileIDs)") }
         let os = try body.oneOf("OS", ["iOS", "Android"])
-        let token = try body.string("deviceID")
+        // The FCM token is also the device's id.
+        let token = try body.string("deviceID", maxLength: TextLimits.identifier)
         return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
     }
 
@@ -205,21 +221,40 @@ public struct Gateway: Sendable {
     }
 
     func deleteDevice(_ call: Call) async throws -> Reply {
-        let command = RegistrationCommand.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: call.request.query["userId"])
+        let userId = call.request.query["userId"]
+        if let userId, !TextLimits.fits(userId, maximum: TextLimits.identifier) {
+            throw GatewayError.invalid("userId", "must be 1 to \(TextLimits.identifier) characters")
+        }
+        let command = RegistrationCommand.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId)
         let reply = try await self.call(command, to: .registration, RegistrationReply.self)
-        if reply.removed == false, reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
+        if reply.removed == false {
+            if reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
+            // Another user's device: kept, and a 2xx would say it is gone.
+            throw GatewayError(409, "Conflict", reply.detail ?? "the device belongs to another user")
+        }
         return try Self.json(200, reply)
     }
 
     func getConfiguration(_ call: Call) async throws -> Reply {
-        try await preference(.getDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId")))
+        try await requireDevice(call)
+        return try await preference(.getDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId")))
+    }
+
+    /// A configuration belongs to a registered device: 404 for one never registered or removed.
+    private func requireDevice(_ call: Call) async throws {
+        _ = try await self.call(RegistrationCommand.getDevice(app: call.app, deviceId: try call.parameter("deviceId")), to: .registration, RegistrationReply.self)
     }
 
     func putConfiguration(_ call: Call) async throws -> Reply {
         let configuration: NotificationConfiguration
+        if let object = try? JSONSerialization.jsonObject(with: call.request.body),
+           let null = JSONFields.firstNull(in: object, at: "", known: JSONFields.configurationFields) {
+            throw GatewayError.invalid(null, "must not be null (leave it out instead)")
+        }
         do { configuration = try HeraldJSON.decode(NotificationConfiguration.self, from: call.request.body) } catch let error as DecodingError {
             throw GatewayError(400, "Invalid request", HeraldJSON.describe(error))
         } catch { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
+        try await requireDevice(call)
         return try await preference(.setDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId"), configuration: configuration))
     }
 

@@ -27,10 +27,26 @@ public enum GatewayRoutes {
                 return response(reply)
             }
         }
+        // A method a path does not have is answered 405 with the methods it has (RFC 9110).
+        for (path, methods) in Dictionary(grouping: Endpoint.allCases, by: \.path).mapValues({ $0.map(\.method) }) {
+            let allow = methods.sorted().joined(separator: ", ")
+            for other in Self.methods where !methods.contains(other) {
+                router.on(RouterPath(path), method: HTTPRequest.Method(other)!) { _, _ -> Response in
+                    var answer = response(Gateway.Reply(
+                        status: 405, body: GatewayError(405, "Method Not Allowed", "\(other) is not allowed here; this path allows \(allow)").body,
+                        contentType: "application/problem+json"))
+                    answer.headers[.allow] = allow
+                    return answer
+                }
+            }
+        }
         router.get("/openapi.yaml") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
         }
     }
+
+    /// The methods a path that lacks them answers 405 (HEAD and OPTIONS are left to the server).
+    static let methods = ["GET", "PUT", "POST", "DELETE", "PATCH", "TRACE", "QUERY"]
 
     /// `Idempotency-Key`, the id of an event whose body carries none.
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!

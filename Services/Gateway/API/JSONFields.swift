@@ -24,24 +24,33 @@ struct JSONFields {
 
     func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
+    /// Whether the body has `key`, even as null (which no typed field accepts).
+    func has(_ key: String) -> Bool { object[key] != nil }
 
-    func string(_ key: String, maxLength: Int = 4096) throws(GatewayError) -> String {
+    /// The value of `key`, nil when absent; a null is refused, not read as absent, so that
+    /// the OpenAPI document (no field is nullable) and the gateway agree.
+    private func present(_ key: String) throws(GatewayError) -> Any? {
+        guard let value = object[key] else { return nil }
+        if value is NSNull { throw .invalid(name(key), "must not be null (leave it out instead)") }
+        return value
+    }
+
+    func string(_ key: String, maxLength: Int = TextLimits.long) throws(GatewayError) -> String {
         guard let value = try optionalString(key, maxLength: maxLength) else { throw .invalid(name(key), "is required") }
         return value
     }
 
-    func optionalString(_ key: String, maxLength: Int = 4096) throws(GatewayError) -> String? {
-        guard has(key) else { return nil }
-        guard let text = object[key] as? String, !Self.isNumber(object[key]!) else { throw .invalid(name(key), "must be a string") }
+    func optionalString(_ key: String, maxLength: Int = TextLimits.long) throws(GatewayError) -> String? {
+        guard let value = try present(key) else { return nil }
+        guard let text = value as? String, !Self.isNumber(value) else { throw .invalid(name(key), "must be a string") }
         guard !text.isEmpty else { throw .invalid(name(key), "must not be empty") }
-        guard text.utf8.count <= maxLength else { throw .invalid(name(key), "must be at most \(maxLength) bytes") }
+        guard TextLimits.fits(text, maximum: maxLength) else { throw .invalid(name(key), "must be at most \(maxLength) characters") }
         return text
     }
 
     func optionalInt(_ key: String) throws(GatewayError) -> Int? {
-        guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, Self.isNumber(number), !HeraldJSON.isBoolean(number),
+        guard let value = try present(key) else { return nil }
+        guard let number = value as? NSNumber, Self.isNumber(number), !HeraldJSON.isBoolean(number),
               number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e15 else {
             throw .invalid(name(key), "must be an integer")
         }
@@ -54,8 +63,8 @@ struct JSONFields {
     }
 
     func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
-        guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, HeraldJSON.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
+        guard let value = try present(key) else { return nil }
+        guard let number = value as? NSNumber, HeraldJSON.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
         return number.boolValue
     }
 
@@ -66,12 +75,12 @@ struct JSONFields {
     }
 
     func strings(_ key: String, allowEmpty: Bool = false) throws(GatewayError) -> [String] {
-        guard has(key) else { throw .invalid(name(key), "is required") }
-        guard let list = object[key] as? [Any] else { throw .invalid(name(key), "must be an array of strings") }
+        guard let value = try present(key) else { throw .invalid(name(key), "is required") }
+        guard let list = value as? [Any] else { throw .invalid(name(key), "must be an array of strings") }
         var result: [String] = []
         for (index, element) in list.enumerated() {
-            guard let text = element as? String, !Self.isNumber(element), !text.isEmpty, text.utf8.count <= 256 else {
-                throw .invalid("\(name(key))[\(index)]", "must be a non-empty string of at most 256 bytes")
+            guard let text = element as? String, !Self.isNumber(element), TextLimits.fits(text, maximum: TextLimits.identifier) else {
+                throw .invalid("\(name(key))[\(index)]", "must be a string of 1 to \(TextLimits.identifier) characters")
             }
             result.append(text)
         }
@@ -86,15 +95,15 @@ struct JSONFields {
     }
 
     func optionalNested(_ key: String) throws(GatewayError) -> JSONFields? {
-        guard has(key) else { return nil }
-        guard let object = object[key] as? [String: Any] else { throw .invalid(name(key), "must be an object") }
+        guard let value = try present(key) else { return nil }
+        guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object") }
         return JSONFields(object: object, path: name(key))
     }
 
     /// A string map (every value a string).
     func stringMap(_ key: String) throws(GatewayError) -> [String: String] {
-        guard has(key) else { return [:] }
-        guard let object = object[key] as? [String: Any] else { throw .invalid(name(key), "must be an object of strings") }
+        guard let value = try present(key) else { return [:] }
+        guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object of strings") }
         var map: [String: String] = [:]
         for (field, value) in object {
             guard let text = value as? String, !Self.isNumber(value) else { throw .invalid("\(name(key)).\(field)", "must be a string") }
@@ -113,5 +122,55 @@ struct JSONFields {
 
     static func isNumber(_ value: Any) -> Bool {
         !(value is String) && value is NSNumber
+    }
+
+    /// The fields of a body read by a decoder, as a tree (a list's elements share their
+    /// list's entry); `[:]` below a field means any value. Unknown fields are ignored, nulls
+    /// in them too.
+    indirect enum Fields: Sendable {
+        case object([String: Fields])
+        case any
+    }
+
+    /// `herald.event.v1` as `POST …/events` reads it.
+    static let eventFields: Fields = .object([
+        "id": .any, "source": .any, "kind": .any, "app": .any, "occurredAt": .any,
+        "audience": .object(["users": .any, "pushIds": .any, "devices": .any, "emailAddressId": .any,
+                             "tokens": .object(["platform": .any, "token": .any])]),
+        "context": .any, "data": .any,
+        "alert": .object(["template": .any, "args": .any, "title": .any, "body": .any]),
+        "options": .object(["ttlSeconds": .any, "priority": .any, "collapseKey": .any, "critical": .any, "encryption": .any, "hideData": .any]),
+    ])
+
+    /// A device's notification configuration as `PUT …/configuration` reads it.
+    static let configurationFields: Fields = .object([
+        "entries": .object(["service": .any, "enabled": .any, "rule": .object(["field": .any, "value": .any])]),
+    ])
+
+    /// The path of the first null among the `known` fields of `value`, or nil: no field of
+    /// the API is nullable (a decoder would read a null as absent).
+    static func firstNull(in value: Any, at path: String, known: Fields) -> String? {
+        switch value {
+        case is NSNull:
+            return path.isEmpty ? "body" : path
+        case let object as [String: Any]:
+            for key in object.keys.sorted() {
+                let below: Fields
+                switch known {
+                case .any: below = .any
+                case .object(let fields):
+                    guard let field = fields[key] else { continue }
+                    below = field
+                }
+                if let found = firstNull(in: object[key]!, at: path.isEmpty ? key : "\(path).\(key)", known: below) { return found }
+            }
+        case let list as [Any]:
+            for (index, element) in list.enumerated() {
+                if let found = firstNull(in: element, at: "\(path)[\(index)]", known: known) { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 }

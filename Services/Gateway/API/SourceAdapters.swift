@@ -12,7 +12,14 @@ import HeraldModel
 /// messages are two events.
 enum SourceAdapters {
     /// Event ids travel as AMQP `message_id` (at most 255 bytes) and in routing decisions.
-    static let maxIdLength = 200
+    static let maxIdLength = TextLimits.eventId
+
+    /// An integration's own id of its event (`key` of `body`): 1 to 200 visible ASCII characters.
+    static func sourceId(_ body: JSONFields, _ key: String) throws(GatewayError) -> String {
+        let id = try body.string(key, maxLength: maxIdLength)
+        guard TextLimits.isEventId(id) else { throw .invalid(body.name(key), "must be 1 to \(maxIdLength) visible ASCII characters other than %") }
+        return id
+    }
 
     /// The event id for `id` from `source`.
     static func eventId(_ source: EventSource, _ id: String) -> String {
@@ -23,15 +30,15 @@ enum SourceAdapters {
     /// ASCII characters) when given, else a fresh one.
     static func eventId(_ source: EventSource, idempotencyKey: String?) throws(GatewayError) -> String {
         guard let key = idempotencyKey else { return eventId(source, UUID().uuidString.lowercased()) }
-        guard (1...maxIdLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw .invalid("Idempotency-Key", "must be 1 to \(maxIdLength) visible ASCII characters")
+        guard TextLimits.isEventId(key) else {
+            throw .invalid("Idempotency-Key", "must be 1 to \(maxIdLength) visible ASCII characters other than %")
         }
         return eventId(source, key)
     }
 
     /// Smart ID `POST …/smartid/push`: `{messageId, pushId, requestor, type: AUTH|SIGN, timeToLive?}`.
     static func smartID(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
-        let messageId = try body.string("messageId", maxLength: maxIdLength)
+        let messageId = try sourceId(body, "messageId")
         let pushId = try body.string("pushId", maxLength: 256)
         let requestor = try body.string("requestor", maxLength: 1024)
         let type = try body.oneOf("type", ["AUTH", "SIGN"])
@@ -48,7 +55,7 @@ enum SourceAdapters {
     /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`. The audience is the sponsee,
     /// whose com method Registration knows.
     static func evernym(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
-        let msgId = try body.string("msgId", maxLength: maxIdLength)
+        let msgId = try sourceId(body, "msgId")
         let msgType = try body.string("msgType", maxLength: 256)
         let sponsee = try body.string("sponseeDetails", maxLength: 256)
         let relationship = try body.string("relationshipDid", maxLength: 1024)
@@ -97,7 +104,7 @@ enum SourceAdapters {
         let addressId = try body.string("emailAddressId", maxLength: 256)
         let sudoId = try body.string("sudoId", maxLength: 256)
         let owner = try body.string("owner", maxLength: 256)
-        let messageId = try body.string("messageId", maxLength: maxIdLength)
+        let messageId = try sourceId(body, "messageId")
         let from = try body.string("from", maxLength: 1024)
         let subject = try body.optionalString("subject", maxLength: 2048) ?? ""
         let receivedAt = try body.string("receivedAt", maxLength: 64)
@@ -118,6 +125,7 @@ enum SourceAdapters {
         let recipients = try body.strings("recipients")
         let hideData = try body.optionalBool("hideData") ?? false
         var data = ["path": path]
+        for field in ["added", "changed", "removed"] { _ = try body.optionalNested(field) }
         for field in ["value", "added", "changed", "removed"] {
             if let text = body.jsonText(field) { data[field] = text }
         }
@@ -126,18 +134,20 @@ enum SourceAdapters {
             context: ["path": path], data: data, options: DeliveryOptions(hideData: hideData))
     }
 
-    /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's and whose
+    /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's (a
+    /// body's own `app` is ignored) and whose
     /// id is namespaced by its source like the others.
     static func canonical(_ raw: Data, app: String) throws(GatewayError) -> NotificationEvent {
         var object = ((try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]) ?? [:]
         if object.isEmpty, (try? JSONSerialization.jsonObject(with: raw)) == nil { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
-        if let given = object["app"] as? String, given != app { throw .invalid("app", "must be \(app), the app of the path") }
+        if let null = JSONFields.firstNull(in: object, at: "", known: JSONFields.eventFields) { throw .invalid(null, "must not be null (leave it out instead)") }
+        // The path names the app (the key was checked against it); a body's own is replaced.
         object["app"] = app
         if object["occurredAt"] == nil { object["occurredAt"] = HeraldJSON.formatTimestamp(Date()) }
         do {
             let data = try JSONSerialization.data(withJSONObject: object)
             var event = try HeraldJSON.decode(NotificationEvent.self, from: data)
-            guard event.id.utf8.count <= maxIdLength else { throw GatewayError.invalid("id", "must be at most \(maxIdLength) bytes") }
+            guard TextLimits.isEventId(event.id) else { throw GatewayError.invalid("id", "must be 1 to \(maxIdLength) visible ASCII characters other than %") }
             event.id = eventId(event.source, event.id)
             guard event.kind.utf8.count <= 128, event.kind.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                 throw GatewayError.invalid("kind", "must be at most 128 letters, digits, '.', '_' or '-'")

@@ -55,8 +55,8 @@ public struct PreferenceCommands: Sendable {
     /// Ids must be present and reasonable; the message names the field.
     static func validate(_ command: PreferenceCommand) throws {
         func check(_ value: String, _ field: String) throws {
-            guard !value.isEmpty, value.utf8.count <= 256 else {
-                throw CommandError(code: "invalid-\(field)", detail: "\(field) must be 1 to 256 bytes")
+            guard TextLimits.fits(value, maximum: TextLimits.identifier) else {
+                throw CommandError(code: "invalid-\(field)", detail: "\(field) must be 1 to \(TextLimits.identifier) characters")
             }
         }
         try check(command.app, "app")

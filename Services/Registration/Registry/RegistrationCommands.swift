@@ -78,8 +78,8 @@ public struct RegistrationCommands: Sendable {
     /// Ids, token and key of a registration; the key must be a usable P-256 key and auth secret.
     static func validate(_ registration: DeviceRegistration) throws {
         try check(registration.deviceId, "deviceId")
-        guard !registration.token.isEmpty, registration.token.utf8.count <= 4096 else {
-            throw CommandError(code: "invalid-token", detail: "token must be 1 to 4096 bytes")
+        guard TextLimits.fits(registration.token, maximum: TextLimits.long) else {
+            throw CommandError(code: "invalid-token", detail: "token must be 1 to \(TextLimits.long) characters")
         }
         if let userId = registration.userId { try check(userId, "userId") }
         for (index, pushId) in registration.pushIds.enumerated() { try check(pushId, "pushIds[\(index)]") }
@@ -94,8 +94,8 @@ public struct RegistrationCommands: Sendable {
     }
 
     static func check(_ value: String, _ field: String) throws {
-        guard !value.isEmpty, value.utf8.count <= 256 else {
-            throw CommandError(code: "invalid-\(field)", detail: "\(field) must be 1 to 256 bytes")
+        guard TextLimits.fits(value, maximum: TextLimits.identifier) else {
+            throw CommandError(code: "invalid-\(field)", detail: "\(field) must be 1 to \(TextLimits.identifier) characters")
         }
     }
 }
