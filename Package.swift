@@ -421,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto",
+                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -23,7 +23,9 @@ final class HeraldStack: Sendable {
     let services: [ServiceProcess]
     let dispatchers: [ServiceProcess]
     let hmsDispatchers: [ServiceProcess]
+    /// The first gateway; `gateways` holds them all (each its own process on its own port).
     let gateway: ServiceProcess
+    let gateways: [ServiceProcess]
     let webhookSecret: String
 
     /// The app in webhook mode (with `webhooks`); its API key is the stack's key + `-chat`.
@@ -38,7 +40,7 @@ final class HeraldStack: Sendable {
         HeraldTopology.Queue.registrationDeadLetters,
     ]
 
-    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false) async throws -> HeraldStack {
+    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false, gateways gatewayCount: Int = 1) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
         let key = "key-\(UUID().uuidString)"
@@ -96,10 +98,11 @@ final class HeraldStack: Sendable {
             let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
             services += hmsDispatchers
             if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
-            let gateway = try ServiceProcess("herald-gateway", environment: environment)
+            let gateways = try (0..<max(1, gatewayCount)).map { _ in try ServiceProcess("herald-gateway", environment: environment) }
+            services += gateways
             let stack = HeraldStack(
-                sandbox: sandbox, app: app, key: key, services: services + [gateway], dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, gateway: gateway, webhookSecret: webhookSecret)
+                sandbox: sandbox, app: app, key: key, services: services, dispatchers: dispatchers,
+                hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -111,7 +114,7 @@ final class HeraldStack: Sendable {
 
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], gateway: ServiceProcess, webhookSecret: String
+        hmsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String
     ) {
         self.webhookSecret = webhookSecret
         self.sandbox = sandbox
@@ -120,7 +123,8 @@ final class HeraldStack: Sendable {
         self.services = services
         self.dispatchers = dispatchers
         self.hmsDispatchers = hmsDispatchers
-        self.gateway = gateway
+        self.gateway = gateways[0]
+        self.gateways = gateways
     }
 
     /// Stops every service with SIGTERM (each must exit 0), then the sandbox.
