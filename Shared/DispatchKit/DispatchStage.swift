@@ -97,7 +97,8 @@ public enum DispatchStage {
             let tier = policy.tier(for: delay)
             // Longer than the longest tier: round the tiers until `notBefore`.
             let wait = max(TimeInterval(tier.seconds), RetryPolicy.seconds(delay))
-            let deadline = policy.deadline(firstAttemptAt: firstAttemptAt, expiresAt: request.expiresAt)
+            // Two hours from acceptance (from the first attempt for a request without it).
+            let deadline = policy.deadline(firstAttemptAt: request.acceptedAt ?? firstAttemptAt, expiresAt: request.expiresAt)
             guard now.addingTimeInterval(wait) <= deadline else {
                 count(platform, "expired")
                 return [try .outcome(Outcome(

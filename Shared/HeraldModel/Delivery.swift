@@ -20,6 +20,8 @@ public struct Delivery: Contract, Hashable {
     public var device: DeviceTarget
     /// The RSA key of the email address, when the audience was an address that registered one.
     public var addressKey: AddressKey?
+    /// When Herald accepted the event (see `NotificationEvent.acceptedAt`).
+    public var acceptedAt: Date?
 
     public var messageId: String { deliveryId }
     public var correlationId: String { eventId }
@@ -28,7 +30,7 @@ public struct Delivery: Contract, Hashable {
         deliveryId: String? = nil, eventId: String, app: String, source: EventSource, kind: String,
         occurredAt: Date, context: [String: String] = [:], data: [String: String] = [:],
         alert: Alert? = nil, options: DeliveryOptions = DeliveryOptions(),
-        device: DeviceTarget, addressKey: AddressKey? = nil
+        device: DeviceTarget, addressKey: AddressKey? = nil, acceptedAt: Date? = nil
     ) {
         self.deliveryId = deliveryId ?? Delivery.makeId(app: app, eventId: eventId, deviceId: device.id)
         self.eventId = eventId
@@ -42,6 +44,7 @@ public struct Delivery: Contract, Hashable {
         self.options = options
         self.device = device
         self.addressKey = addressKey
+        self.acceptedAt = acceptedAt
     }
 
     /// Builds the delivery of `event` to `device`, copying what the later stages need
@@ -50,7 +53,7 @@ public struct Delivery: Contract, Hashable {
         self.init(
             eventId: event.id, app: event.app, source: event.source, kind: event.kind,
             occurredAt: event.occurredAt, context: event.context, data: event.data,
-            alert: event.alert, options: event.options, device: device, addressKey: addressKey)
+            alert: event.alert, options: event.options, device: device, addressKey: addressKey, acceptedAt: event.acceptedAt)
     }
 
     /// The deterministic delivery id: the first 128 bits of SHA-256 over app, event id and

@@ -18,6 +18,7 @@ extension Delivery: JSONReadable {
         var options = DeliveryOptions()
         var device: DeviceTarget?
         var addressKey: AddressKey?
+        var acceptedAt: Date?
         try json.object { key, json in
             switch key {
             case "deliveryId": try seen.insert(0); deliveryId = try json.string()
@@ -32,19 +33,21 @@ extension Delivery: JSONReadable {
             case "options": try seen.insert(9); options = try DeliveryOptions(reading: &json)
             case "device": try seen.insert(10); device = try DeviceTarget(reading: &json)
             case "addressKey": try seen.insert(11); addressKey = try json.optional { try AddressKey(reading: &$0) }
+            case "acceptedAt": try seen.insert(12); acceptedAt = try json.optional { try $0.timestamp() }
             default: try json.skip()
             }
         }
         try seen.require(0, 1, 2, 3, 4, 5, 6, 7, 9, 10)
         self.init(
             deliveryId: deliveryId, eventId: eventId, app: app, source: source, kind: kind, occurredAt: occurredAt,
-            context: context, data: data, alert: alert, options: options, device: device!, addressKey: addressKey)
+            context: context, data: data, alert: alert, options: options, device: device!, addressKey: addressKey, acceptedAt: acceptedAt)
     }
 
     /// The delivery's JSON, written directly; its bytes equal `HeraldJSON.encode(self)`.
     public func wireJSON() throws -> Data {
         var json = JSONWriter(capacity: 640)
         json.beginObject()
+        if let acceptedAt { json.key("acceptedAt"); json.timestamp(acceptedAt) }
         if let addressKey { json.key("addressKey"); addressKey.write(to: &json) }
         if let alert { json.key("alert"); alert.write(to: &json) }
         json.key("app"); json.string(app)

@@ -25,8 +25,11 @@ public struct DispatchRequest: Contract, Hashable {
     public var expiresAt: Date?
     /// 1 for the first attempt, incremented by each retry.
     public var attempt: Int
-    /// When the first attempt was made; retries stop two hours after it.
+    /// When the first attempt was made.
     public var firstAttemptAt: Date?
+    /// When Herald accepted the event: retries stop two hours after it (after the first
+    /// attempt when absent, as for a request from an older Herald).
+    public var acceptedAt: Date?
     /// Not to be sent before this instant: a retry that must wait longer than the longest
     /// delay tier goes round the tiers until then.
     public var notBefore: Date?
@@ -51,7 +54,7 @@ public struct DispatchRequest: Contract, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case deliveryId, eventId, app, kind, platform, deviceId, token, os, data, notification, ttlSeconds, priority,
-             collapseKey, ios, expiresAt, attempt, firstAttemptAt, notBefore, forward
+             collapseKey, ios, expiresAt, attempt, firstAttemptAt, notBefore, forward, acceptedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -75,6 +78,7 @@ public struct DispatchRequest: Contract, Hashable {
         firstAttemptAt = try c.decodeIfPresent(Date.self, forKey: .firstAttemptAt)
         notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
         forward = try c.decodeIfPresent(WebhookForward.self, forKey: .forward)
+        acceptedAt = try c.decodeIfPresent(Date.self, forKey: .acceptedAt)
         if let (field, reason) = Self.problem(attempt: attempt, ttlSeconds: ttlSeconds) {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [field], debugDescription: reason))
         }
@@ -85,7 +89,8 @@ public struct DispatchRequest: Contract, Hashable {
         deviceId: String, token: String, os: DeviceOS, data: [String: String],
         notification: Notification? = nil, ttlSeconds: Int? = nil, priority: Priority = .normal,
         collapseKey: String? = nil, ios: IOSHints? = nil, expiresAt: Date? = nil,
-        attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil, notBefore: Date? = nil
+        attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil, notBefore: Date? = nil,
+        acceptedAt: Date? = nil
     ) {
         self.deliveryId = deliveryId
         self.eventId = eventId
@@ -106,6 +111,7 @@ public struct DispatchRequest: Contract, Hashable {
         self.firstAttemptAt = firstAttemptAt
         self.forward = forward
         self.notBefore = notBefore
+        self.acceptedAt = acceptedAt
     }
 
     /// The event's part of a webhook forward that the provider payload does not carry.

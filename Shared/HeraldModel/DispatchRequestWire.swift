@@ -14,7 +14,7 @@ extension DispatchRequest: JSONReadable {
         var priority = Priority.normal
         var collapseKey: String?
         var ios: IOSHints?
-        var expiresAt: Date?, firstAttemptAt: Date?, notBefore: Date?
+        var expiresAt: Date?, firstAttemptAt: Date?, notBefore: Date?, acceptedAt: Date?
         var attempt = 1
         var forward: WebhookForward?
         try json.object { key, json in
@@ -38,6 +38,7 @@ extension DispatchRequest: JSONReadable {
             case "firstAttemptAt": try seen.insert(16); firstAttemptAt = try json.optional { try $0.timestamp() }
             case "forward": try seen.insert(17); forward = try json.optional { try WebhookForward(reading: &$0) }
             case "notBefore": try seen.insert(18); notBefore = try json.optional { try $0.timestamp() }
+            case "acceptedAt": try seen.insert(19); acceptedAt = try json.optional { try $0.timestamp() }
             default: try json.skip()
             }
         }
@@ -47,13 +48,14 @@ extension DispatchRequest: JSONReadable {
             deliveryId: deliveryId, eventId: eventId, app: app, kind: kind, platform: platform, deviceId: deviceId,
             token: token, os: os, data: data, notification: notification, ttlSeconds: ttlSeconds, priority: priority,
             collapseKey: collapseKey, ios: ios, expiresAt: expiresAt, attempt: attempt, firstAttemptAt: firstAttemptAt,
-            forward: forward, notBefore: notBefore)
+            forward: forward, notBefore: notBefore, acceptedAt: acceptedAt)
     }
 
     /// The request's JSON, written directly; its bytes equal `HeraldJSON.encode(self)`.
     public func wireJSON() throws -> Data {
         var json = JSONWriter(capacity: 1024)
         json.beginObject()
+        if let acceptedAt { json.key("acceptedAt"); json.timestamp(acceptedAt) }
         json.key("app"); json.string(app)
         json.key("attempt"); json.int(attempt)
         if let collapseKey { json.key("collapseKey"); json.string(collapseKey) }

@@ -19,6 +19,10 @@ public struct NotificationEvent: Contract, Hashable {
     public var data: [String: String]
     public var alert: Alert?
     public var options: DeliveryOptions
+    /// When Herald accepted the event (the gateway's confirm); retries end two hours after
+    /// it. Absent for an event published straight to the queue: Registration then counts
+    /// from when it resolved the event.
+    public var acceptedAt: Date?
 
     public var messageId: String { id }
     public var correlationId: String { id }
@@ -29,7 +33,7 @@ public struct NotificationEvent: Contract, Hashable {
     public init(
         id: String, app: String, source: EventSource, kind: String, occurredAt: Date,
         audience: Audience, context: [String: String] = [:], data: [String: String] = [:],
-        alert: Alert? = nil, options: DeliveryOptions = DeliveryOptions()
+        alert: Alert? = nil, options: DeliveryOptions = DeliveryOptions(), acceptedAt: Date? = nil
     ) {
         self.id = id
         self.app = app
@@ -41,10 +45,11 @@ public struct NotificationEvent: Contract, Hashable {
         self.data = data
         self.alert = alert
         self.options = options
+        self.acceptedAt = acceptedAt
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, app, source, kind, occurredAt, audience, context, data, alert, options
+        case id, app, source, kind, occurredAt, audience, context, data, alert, options, acceptedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -59,6 +64,7 @@ public struct NotificationEvent: Contract, Hashable {
         data = try c.decodeIfPresent([String: String].self, forKey: .data) ?? [:]
         alert = try c.decodeIfPresent(Alert.self, forKey: .alert)
         options = try c.decodeIfPresent(DeliveryOptions.self, forKey: .options) ?? DeliveryOptions()
+        acceptedAt = try c.decodeIfPresent(Date.self, forKey: .acceptedAt)
         for (field, value) in [("id", id), ("app", app), ("kind", kind)] where value.isEmpty {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: c.codingPath + [CodingKeys(rawValue: field)!],
@@ -243,6 +249,7 @@ extension NotificationEvent {
     public func wireJSON() throws -> Data {
         var json = JSONWriter(capacity: 384)
         json.beginObject()
+        if let acceptedAt { json.key("acceptedAt"); json.timestamp(acceptedAt) }
         if let alert {
             json.key("alert")
             alert.write(to: &json)

@@ -12,6 +12,7 @@ extension NotificationEvent: JSONReadable {
         var context: [String: String]?, data: [String: String]?
         var alert: Alert?
         var options: DeliveryOptions?
+        var acceptedAt: Date?
         try json.object { key, json in
             switch key {
             case "id": try seen.insert(0); id = try json.string()
@@ -24,6 +25,7 @@ extension NotificationEvent: JSONReadable {
             case "data": try seen.insert(7); data = try json.optional { try $0.stringMap() }
             case "alert": try seen.insert(8); alert = try json.optional { try Alert(reading: &$0) }
             case "options": try seen.insert(9); options = try json.optional { try DeliveryOptions(reading: &$0) }
+            case "acceptedAt": try seen.insert(10); acceptedAt = try json.optional { try $0.timestamp() }
             default: try json.skip()
             }
         }
@@ -31,7 +33,7 @@ extension NotificationEvent: JSONReadable {
         guard !id.isEmpty, !app.isEmpty, !kind.isEmpty else { throw JSONReader.Mismatch() }
         self.init(
             id: id, app: app, source: source, kind: kind, occurredAt: occurredAt, audience: audience!,
-            context: context ?? [:], data: data ?? [:], alert: alert, options: options ?? DeliveryOptions())
+            context: context ?? [:], data: data ?? [:], alert: alert, options: options ?? DeliveryOptions(), acceptedAt: acceptedAt)
     }
 }
 

@@ -115,6 +115,20 @@ struct RetryPolicyTests {
         #expect(outcome.status == .expired)
     }
 
+    @Test func theTwoHoursCountFromAcceptanceNotFromTheFirstAttempt() throws {
+        // Accepted 1 h 59 min ago, first tried now (it waited in a queue): a retry in 2 minutes
+        // would be past two hours from acceptance.
+        var request = TestSandbox.request(token: "t")
+        request.acceptedAt = now.addingTimeInterval(-(2 * 3_600 - 60))
+        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(120)))
+        #expect(emitted.count == 1)
+        #expect(try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body).status == .expired)
+        // Accepted just now, the same failure is retried.
+        request.acceptedAt = now
+        let retried = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(120)))
+        #expect(try HeraldJSON.decode(DispatchRequest.self, from: retried[0].message.body).attempt == 2)
+    }
+
     @Test func aRetryThatWouldLandAfterTheTTLExpiresInstead() throws {
         let request = TestSandbox.request(token: "t", expiresAt: now.addingTimeInterval(1.5))
         let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(5)))

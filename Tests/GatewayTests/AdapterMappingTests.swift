@@ -44,6 +44,8 @@ struct AdapterMappingTests {
         #expect(event.app == gateway.app)
         event.app = "demo"
         event.occurredAt = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(abs(event.acceptedAt?.timeIntervalSinceNow ?? .infinity) < 60, "stamped when accepted")
+        event.acceptedAt = Date(timeIntervalSince1970: 1_800_000_000)
         let encoded = try HeraldJSON.encoder(pretty: true).encode(event) + Data("\n".utf8)
         let name = "\(sample.name).json"
         let fixture = try #require(try GoldenFixture.expected(encoded, name: name, bundle: .module), "missing fixture \(name)")

@@ -72,7 +72,8 @@ struct JSONWriterTests {
         return NotificationEvent(
             id: text() + "id", app: text() + "app", source: EventSource.allCases[random.next(upTo: EventSource.allCases.count)],
             kind: text() + "k", occurredAt: Date(timeIntervalSince1970: 1_795_000_000 + Double(random.next(upTo: 1_000_000)) / 1000),
-            audience: audience, context: map(), data: map(), alert: alert, options: options)
+            audience: audience, context: map(), data: map(), alert: alert, options: options,
+            acceptedAt: random.next(upTo: 2) == 0 ? nil : Date(timeIntervalSince1970: 1_795_000_000 + Double(random.next(upTo: 1_000_000)) / 1000))
     }
 }
 

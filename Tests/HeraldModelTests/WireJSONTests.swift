@@ -218,6 +218,7 @@ struct WireJSONTests {
             forward: random.next(upTo: 3) == 0 ? nil : DispatchRequest.WebhookForward(
                 source: EventSource.allCases[random.next(upTo: EventSource.allCases.count)], occurredAt: date(&random),
                 context: map(&random), recipient: recipient(&random)),
-            notBefore: random.next(upTo: 3) == 0 ? date(&random) : nil)
+            notBefore: random.next(upTo: 3) == 0 ? date(&random) : nil,
+            acceptedAt: random.next(upTo: 2) == 0 ? nil : date(&random))
     }
 }

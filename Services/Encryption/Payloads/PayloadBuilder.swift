@@ -56,7 +56,7 @@ public struct PayloadBuilder: Sendable {
             platform: device.platform, deviceId: device.id, token: device.token, os: device.os, data: [:],
             ttlSeconds: ttl,
             priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
-            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt)
+            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt, acceptedAt: delivery.acceptedAt)
 
         for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
             let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
@@ -97,7 +97,8 @@ public struct PayloadBuilder: Sendable {
             notification: alert, ttlSeconds: ttl,
             priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
             collapseKey: delivery.options.collapseKey, expiresAt: expiresAt,
-            forward: DispatchRequest.WebhookForward(source: delivery.source, occurredAt: delivery.occurredAt, context: delivery.context, recipient: recipient))
+            forward: DispatchRequest.WebhookForward(source: delivery.source, occurredAt: delivery.occurredAt, context: delivery.context, recipient: recipient),
+            acceptedAt: delivery.acceptedAt)
         return .dispatch(request, variant: .full, scheme: nil)
     }
 

@@ -149,12 +149,12 @@ public struct Gateway: Sendable {
 
     // MARK: Handlers, one per endpoint (see `Endpoint.route`)
 
-    func postEvent(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.canonical(call.request.body, app: call.app)) }
-    func smartIDPush(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now)) }
-    func evernymNotify(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now)) }
-    func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now)) }
-    func emailMessages(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now)) }
-    func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now)) }
+    func postEvent(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.canonical(call.request.body, app: call.app), at: call.now) }
+    func smartIDPush(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now), at: call.now) }
+    func evernymNotify(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now), at: call.now) }
+    func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
+    func emailMessages(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now), at: call.now) }
+    func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
 
     func getEvent(_ call: Call) async throws -> Reply {
         let eventId = try call.parameter("eventId")
@@ -286,9 +286,13 @@ public struct Gateway: Sendable {
         return try await preference(.setNetwork(app: call.app, enabled: enabled))
     }
 
-    /// Publishes `event` and answers 202 once the broker confirmed it; a repeated id inside
-    /// the window is answered 202 without a second publish.
-    private func accept(_ event: NotificationEvent) async throws -> Reply {
+    /// Publishes `event`, stamped with the time it was accepted, and answers 202 once the
+    /// broker confirmed it; a repeated id inside the window is answered 202 without a second
+    /// publish.
+    private func accept(_ event: NotificationEvent, at now: Date) async throws -> Reply {
+        // Accepted now, whatever a canonical body said: retries end two hours after it.
+        var event = event
+        event.acceptedAt = now
         var body = JSONWriter(capacity: 96)
         body.beginObject()
         body.key("eventId"); body.string(event.id)

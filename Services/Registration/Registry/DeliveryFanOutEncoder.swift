@@ -19,7 +19,7 @@ struct DeliveryFanOutEncoder {
         let prototype = Delivery(
             deliveryId: Self.idMarker, eventId: event.id, app: event.app, source: event.source, kind: event.kind,
             occurredAt: event.occurredAt, context: event.context, data: event.data, alert: event.alert,
-            options: event.options, device: Self.deviceMarker, addressKey: addressKey)
+            options: event.options, device: Self.deviceMarker, addressKey: addressKey, acceptedAt: event.acceptedAt)
         let template = try prototype.wireJSON()
         let idField = Data(#""deliveryId":"\#(Self.idMarker)""#.utf8)
         var marker = Data()

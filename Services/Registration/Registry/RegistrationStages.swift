@@ -70,6 +70,10 @@ public enum RegistrationStages {
         _ event: NotificationEvent, to recipients: [AudienceResolver.Recipient], routes: StageRoutes,
         counters: (resolved: Counter, empty: Counter, fannedOut: Counter)
     ) throws -> [Emission] {
+        // An event published straight to the queue was never accepted by a gateway: its
+        // deliveries' retry window counts from now.
+        var event = event
+        if event.acceptedAt == nil { event.acceptedAt = Date() }
         guard !recipients.isEmpty else {
             counters.empty.increment()
             return [try .outcome(Outcome(
