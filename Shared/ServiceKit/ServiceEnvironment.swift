@@ -8,6 +8,7 @@ import Messaging
 /// | variable | default |
 /// |---|---|
 /// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` |
+/// | `HERALD_AMQP_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
 /// | `HERALD_HTTP_HOST` | `0.0.0.0` |
 /// | `HERALD_HTTP_PORT` | the service's own port |
 /// | `HERALD_OPS_PORT` | health and metrics of a service with a public API (the gateway: 9080) |
@@ -40,6 +41,10 @@ public struct ServiceEnvironment: Sendable {
             amqpURL = try AMQPURL(reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
         } catch let error as MessagingError {
             throw reader.invalid("HERALD_AMQP_URL", error.message)
+        }
+        // A secret mounted as a file keeps the password out of the environment.
+        if let file = reader.string("HERALD_AMQP_PASSWORD_FILE") {
+            amqpURL.password = try SecretFile.text(file, setting: "HERALD_AMQP_PASSWORD_FILE")
         }
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort

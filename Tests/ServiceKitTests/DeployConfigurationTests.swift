@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import ServiceKit
 import Testing
 
@@ -15,7 +16,34 @@ struct DeployConfigurationTests {
         #expect(demo.delivery.mode == .direct && demo.delivery.url == "http://herald-sandbox:8090/webhooks/demo-sponsor")
         let chat = try #require(apps.apps["demo-chat"])
         #expect(chat.delivery.mode == .webhook && chat.delivery.allowPrivateNetworks)
-        let secret = try String(contentsOfFile: try #require(chat.delivery.signingSecretFile), encoding: .utf8)
-        #expect(secret.hasPrefix("whsec_"), "the demo secret file holds a Standard Webhooks secret")
+        // The keys and secrets the file names are made by the stack on its first start, never committed.
+        #expect(chat.delivery.signingSecretFile?.hasSuffix("secrets/demo-webhook-secret") == true)
+        for name in ["demo-api-key", "demo-chat-api-key", "demo-webhook-secret", "amqp-password"] {
+            #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent("secrets/\(name)").path), "\(name) is committed")
+        }
+    }
+
+    @Test func theStacksSecretsAreMadeOnceAtRandomAndTheBrokerGetsTheSamePassword() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../deploy/make-secrets.sh").standardizedFileURL.path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-secrets-\(UUID().uuidString)")
+        let secrets = directory.appendingPathComponent("secrets"), broker = directory.appendingPathComponent("rabbitmq")
+        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: broker, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func read(_ name: String) throws -> String { try String(contentsOf: secrets.appendingPathComponent(name), encoding: .utf8) }
+        let (status, output) = try await runCommand("sh", [script, secrets.path, broker.path])
+        #expect(status == 0, "\(output)")
+        #expect(!output.contains(try read("demo-api-key")), "no secret is printed")
+        let password = try read("amqp-password")
+        #expect(password.count == 64 && password.allSatisfy(\.isHexDigit))
+        #expect(try read("demo-api-key").count == 64 && read("demo-api-key") != read("demo-chat-api-key"))
+        #expect(try read("demo-webhook-secret").hasPrefix("whsec_"))
+        let brokerConfig = try String(contentsOf: broker.appendingPathComponent("20-herald.conf"), encoding: .utf8)
+        #expect(brokerConfig.contains("default_user = herald\ndefault_pass = \(password)\n"))
+        // A second start keeps them.
+        let key = try read("demo-api-key")
+        #expect(try await runCommand("sh", [script, secrets.path, broker.path]).status == 0)
+        #expect(try read("demo-api-key") == key && read("amqp-password") == password)
     }
 }

@@ -40,6 +40,23 @@ struct ServiceEnvironmentTests {
         #expect(environment.shutdownTimeout == .milliseconds(2500))
     }
 
+    @Test("the broker password can come from a file, so no password needs to be in the environment")
+    func passwordFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("amqp-password-\(UUID().uuidString)")
+        try Data("s3cr3t-from-file\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let environment = try ServiceEnvironment([
+            "HERALD_AMQP_URL": "amqp://herald@mq:5672/", "HERALD_AMQP_PASSWORD_FILE": file.path,
+        ], defaultPort: 1)
+        #expect(environment.amqpURL.user == "herald" && environment.amqpURL.password == "s3cr3t-from-file")
+        #expect(environment.amqpURL.host == "mq")
+        #expect(!environment.amqpURL.description.contains("s3cr3t"))
+        // A missing file names the variable and the file, never a password.
+        #expect(throws: ConfigurationError.self) {
+            try ServiceEnvironment(["HERALD_AMQP_PASSWORD_FILE": "/nonexistent/amqp-password"], defaultPort: 1)
+        }
+    }
+
     @Test("bad values name the variable and what is wrong")
     func errors() {
         func error(_ environment: [String: String]) -> ConfigurationError? {

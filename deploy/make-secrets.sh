@@ -1,0 +1,38 @@
+#!/bin/sh
+# Makes the compose stack's secrets on its first start and keeps them (they live in the
+# herald-secrets and rabbitmq-config volumes; `docker compose down -v` forgets them):
+#   amqp-password        the broker user herald's password (RabbitMQ gets it in 20-herald.conf)
+#   demo-api-key         the API key of the demo app, demo-chat-api-key that of demo-chat
+#   demo-webhook-secret  the Standard Webhooks signing secret of the demo webhooks
+# Nothing is printed: read a key with
+#   docker compose exec herald-gateway cat /etc/herald/secrets/demo-api-key
+#
+#   make-secrets.sh [SECRETS_DIR=/secrets] [RABBITMQ_CONFIG_DIR=/rabbitmq-config]
+set -eu
+secrets="${1:-/secrets}"
+broker="${2:-/rabbitmq-config}"
+umask 077
+mkdir -p "$secrets" "$broker"
+
+# 32 random bytes as 64 hex digits.
+random_hex() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
+
+make() {
+    [ -s "$secrets/$1" ] && return 0
+    "$2" > "$secrets/$1.new"
+    mv "$secrets/$1.new" "$secrets/$1"
+}
+# whsec_ and 32 random bytes in base64, as Standard Webhooks secrets are written.
+webhook_secret() { printf 'whsec_%s' "$(head -c 32 /dev/urandom | base64 | tr -d '\n')"; }
+
+make amqp-password random_hex
+make demo-api-key random_hex
+make demo-chat-api-key random_hex
+make demo-webhook-secret webhook_secret
+
+# RabbitMQ's only user is herald, with that password (no guest).
+printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "$secrets/amqp-password")" > "$broker/20-herald.conf.new"
+mv "$broker/20-herald.conf.new" "$broker/20-herald.conf"
+# The services run as their own users: they may read, nobody may write.
+chmod 0444 "$secrets"/amqp-password "$secrets"/demo-api-key "$secrets"/demo-chat-api-key "$secrets"/demo-webhook-secret "$broker/20-herald.conf"
+echo "make-secrets: the stack's secrets are in place"
