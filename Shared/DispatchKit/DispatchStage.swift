@@ -19,26 +19,48 @@ public enum DispatchStage {
         public var retry: ExchangeSpec
         public var control: ExchangeSpec
         public var outcomes: ExchangeSpec
+        /// The replica set's stream of delivered ids (`SentRecord`).
+        public var sent: QueueSpec
         public init(
             platform: Platform,
             input: QueueSpec? = nil,
             retry: ExchangeSpec = HeraldTopology.Exchange.retry,
             control: ExchangeSpec = HeraldTopology.Exchange.control,
-            outcomes: ExchangeSpec = HeraldTopology.Exchange.outcomes
+            outcomes: ExchangeSpec = HeraldTopology.Exchange.outcomes,
+            sent: QueueSpec? = nil
         ) {
             self.input = input ?? HeraldTopology.Queue.dispatch(platform)
             self.retry = retry
             self.control = control
             self.outcomes = outcomes
+            self.sent = sent ?? HeraldTopology.Queue.sent(platform)
         }
     }
 
+    /// A dispatcher's services: the stage, and the follower that keeps its record of what
+    /// the replica set delivered (so no replica sends a delivered push again).
+    public static func services(
+        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
+        record: SentRecord = SentRecord(), send: @escaping Send
+    ) -> [any Service] {
+        let routes = routes ?? Routes(platform: platform)
+        return [
+            SentRecordFollower(stream: routes.sent, record: record, runtime: runtime),
+            make(runtime: runtime, platform: platform, routes: routes, prefetch: prefetch, record: record, send: send),
+        ]
+    }
+
+    /// The stage. With a `record`, a request the replica set delivered lately is not sent
+    /// again (its outcome is `delivered` once more), and each delivered id is recorded here
+    /// and appended to `routes.sent` before its outcome is published.
     public static func make(
         runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
-        policy: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = Date.init, send: @escaping Send
+        policy: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = Date.init, record: SentRecord? = nil,
+        send: @escaping Send
     ) -> Stage<DispatchRequest> {
         let routes = routes ?? Routes(platform: platform)
         let logger = runtime.logger
+        let suppressed = Counter(label: "herald_dispatch_duplicates_suppressed_total", dimensions: [("platform", platform.rawValue)])
         return Stage("dispatch.\(platform.rawValue)", consuming: routes.input, prefetch: prefetch, runtime: runtime) { request in
             let sentAt = now()
             if let expiresAt = request.expiresAt, expiresAt <= sentAt {
@@ -46,8 +68,20 @@ public enum DispatchStage {
                 return [try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]
             }
             if let parked = try parked(request, routes: routes, now: sentAt) { return parked }
+            if let record, record.contains(request.deliveryId, now: sentAt) {
+                // Delivered before, but that outcome never got out: report it, do not send again.
+                suppressed.increment()
+                logger.info("delivered before; not sent again", metadata: ["deliveryId": "\(request.deliveryId)"])
+                return [try .outcome(Outcome(request: request, status: .delivered, reason: "delivered before; not sent again", at: sentAt), to: routes.outcomes)]
+            }
             let result = await send(request)
-            return try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
+            var emissions = try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
+            if let record, case .delivered = result {
+                record.insert(request.deliveryId, at: sentAt)
+                // Ahead of the outcome: if the outcome fails to go out, the record may not.
+                emissions.insert(Emission(SentRecord.announcement(request.deliveryId, to: routes.sent)), at: 0)
+            }
+            return emissions
         }
     }
 

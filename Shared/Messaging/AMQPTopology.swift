@@ -47,7 +47,8 @@ public struct ExchangeSpec: Sendable, Hashable {
 /// A queue and its arguments. Work queues are quorum queues that dead-letter at least once.
 public struct QueueSpec: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
-        case quorum, classic
+        /// An append-only log consumers read from an offset of their choice (`x-stream-offset`).
+        case quorum, classic, stream
     }
 
     public var name: String
@@ -64,12 +65,14 @@ public struct QueueSpec: Sendable, Hashable {
     /// At most this many messages: past it the broker refuses publishes (`basic.nack`)
     /// instead of dropping anything.
     public var maxLength: Int64?
+    /// For a stream: how long it keeps what was appended (`x-max-age`, e.g. `1h`).
+    public var maxAge: String?
 
     public init(
         _ name: String, kind: Kind = .quorum, durable: Bool = true, exclusive: Bool = false,
         autoDelete: Bool = false, deadLetterExchange: String? = nil,
         deadLetterRoutingKey: String? = nil, messageTTLMilliseconds: Int64? = nil,
-        deliveryLimit: Int64? = nil, maxLength: Int64? = nil
+        deliveryLimit: Int64? = nil, maxLength: Int64? = nil, maxAge: String? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -81,12 +84,14 @@ public struct QueueSpec: Sendable, Hashable {
         self.messageTTLMilliseconds = messageTTLMilliseconds
         self.deliveryLimit = deliveryLimit
         self.maxLength = maxLength
+        self.maxAge = maxAge
     }
 
     /// The `x-` arguments the broker receives, in a stable order.
     public var arguments: [(key: String, value: Argument)] {
         var args: [(String, Argument)] = []
-        if kind == .quorum { args.append(("x-queue-type", .string("quorum"))) }
+        if kind != .classic { args.append(("x-queue-type", .string(kind.rawValue))) }
+        if let maxAge { args.append(("x-max-age", .string(maxAge))) }
         let atLeastOnce = deadLetterExchange != nil && kind == .quorum
         if let dlx = deadLetterExchange {
             args.append(("x-dead-letter-exchange", .string(dlx)))

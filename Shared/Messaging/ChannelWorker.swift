@@ -15,6 +15,8 @@ struct ConsumeSpec: Sendable {
     var prefetch: UInt16
     var noAck: Bool
     var exclusive: Bool
+    /// `basic.consume` arguments, such as a stream's `x-stream-offset`.
+    var arguments: [String: HeaderValue] = [:]
 }
 
 /// A publish waiting for its broker confirm.
@@ -308,7 +310,7 @@ final class ChannelWorker: Sendable {
             let stopping = worker.mailbox.withLock { $0.stopConsumingRequested }
             guard !stopping else { return }
             consumerTag = try connection.consume(
-                queue: consume.queue, noAck: consume.noAck, exclusive: consume.exclusive)
+                queue: consume.queue, noAck: consume.noAck, exclusive: consume.exclusive, arguments: consume.arguments)
         }
 
         /// Runs until the worker is asked to stop and has drained (returns), or the

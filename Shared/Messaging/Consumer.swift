@@ -12,12 +12,17 @@ public final class Consumer: AsyncSequence, Sendable {
     public let queue: String
     public let prefetch: UInt16
 
-    public init(configuration: ConnectionConfiguration, queue: String, prefetch: UInt16 = 100, exclusive: Bool = false) {
+    /// `arguments` go with `basic.consume`: a stream's `x-stream-offset` (`first`, `next`, or
+    /// an interval back from now such as `10m`), sent again on every reconnect.
+    public init(
+        configuration: ConnectionConfiguration, queue: String, prefetch: UInt16 = 100, exclusive: Bool = false,
+        arguments: [String: HeaderValue] = [:]
+    ) {
         self.queue = queue
         self.prefetch = prefetch
         worker = ChannelWorker(
             configuration: configuration, confirms: false,
-            consume: ConsumeSpec(queue: queue, prefetch: prefetch, noAck: false, exclusive: exclusive),
+            consume: ConsumeSpec(queue: queue, prefetch: prefetch, noAck: false, exclusive: exclusive, arguments: arguments),
             sink: buffer)
         worker.start()
     }

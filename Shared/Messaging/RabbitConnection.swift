@@ -175,10 +175,10 @@ final class RabbitConnection {
     }
 
     /// Starts consuming `queue` and returns the consumer tag.
-    func consume(queue: String, noAck: Bool, exclusive: Bool) throws -> String {
+    func consume(queue: String, noAck: Bool, exclusive: Bool, arguments: [String: HeaderValue] = [:]) throws -> String {
         let ok = amqp_basic_consume(
             state, channel, arena.bytes(queue), amqp_empty_bytes, 0, noAck ? 1 : 0,
-            exclusive ? 1 : 0, amqp_empty_table)
+            exclusive ? 1 : 0, arena.table(arguments))
         let tag = ok.map { AMQPDecode.string($0.pointee.consumer_tag) } ?? ""
         arena.recycle()
         try check("consume queue \(queue)", reason: .topologyMismatch)

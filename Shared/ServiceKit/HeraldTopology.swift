@@ -71,6 +71,13 @@ public enum HeraldTopology {
         public static let registrationDeadLetters = QueueSpec(
             "registration.dead-letters", messageTTLMilliseconds: workQueueMessageTTLMilliseconds, maxLength: workQueueMaxLength)
 
+        /// What a platform's dispatchers delivered lately (delivery ids), appended by each and
+        /// read by all: the replica set's record against sending a push twice
+        /// (`SentRecord`). A stream kept for an hour.
+        public static func sent(_ platform: Platform) -> QueueSpec {
+            QueueSpec("dispatch.sent.\(platform.rawValue)", kind: .stream, maxAge: "1h")
+        }
+
         public static func dispatch(_ platform: Platform) -> QueueSpec {
             switch platform {
             case .fcm: dispatchFCM
@@ -134,6 +141,7 @@ public enum HeraldTopology {
             BindingSpec(exchange: Exchange.dead.name, queue: Queue.registrationDeadLetters.name, routingKey: ""),
         ]
         for platform in Platform.allCases {
+            queues.append(Queue.sent(platform))
             bindings.append(BindingSpec(
                 exchange: Exchange.dispatch.name, queue: Queue.dispatch(platform).name,
                 routingKey: RoutingKey.dispatch(platform)))

@@ -14,9 +14,13 @@ import Testing
 /// with private delay tiers that dead-letter back to its private dispatch exchange.
 struct DispatchFixture {
     let harness: StageHarness
+    /// The replica set's record stream, private to the fixture.
+    let sent: QueueSpec
 
     init() throws {
         let id = UUID().uuidString.prefix(8)
+        let sent = QueueSpec("test.fcm.sent.\(id)", kind: .stream, maxAge: "1h")
+        self.sent = sent
         harness = try StageHarness(
             "fcm", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic],
             queues: ["outcomes": ("outcomes", "#"), "revocations": ("control", "token.revoked")],
@@ -27,14 +31,16 @@ struct DispatchFixture {
                     ($0, QueueSpec("test.fcm.retry.\(id).\($0.label)", deadLetterExchange: dispatch.name, deadLetterRoutingKey: "fcm", messageTTLMilliseconds: Int64($0.seconds) * 1000))
                 }
                 return AMQPTopology(
-                    exchanges: [dispatch], queues: tiers.map(\.1),
+                    exchanges: [dispatch], queues: tiers.map(\.1) + [sent],
                     bindings: [BindingSpec(exchange: dispatch.name, queue: work.queue.name, routingKey: "fcm")]
                         + tiers.map { BindingSpec(exchange: exchanges["retry"]!.name, queue: $1.name, routingKey: HeraldTopology.retryRoutingKey(.fcm, $0)) })
             })
     }
 
     var routes: DispatchStage.Routes {
-        DispatchStage.Routes(platform: .fcm, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!, outcomes: harness.exchanges["outcomes"]!)
+        DispatchStage.Routes(
+            platform: .fcm, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!,
+            outcomes: harness.exchanges["outcomes"]!, sent: sent)
     }
 
     func stage(_ client: FCMClient, runtime: ServiceRuntime? = nil) -> Stage<DispatchRequest> {
@@ -63,6 +69,53 @@ struct DispatchStageTests {
             #expect(revocation.token == "unregistered-1" && revocation.platform == .fcm && revocation.reason == "UNREGISTERED")
             #expect(revocation.deviceId == dead.deviceId && revocation.deliveryId == dead.deliveryId)
         }
+        await transport.close()
+        await sandbox.stop()
+    }
+
+    /// A request that comes back after it was delivered (its outcome never got out, or its
+    /// dispatcher died before acknowledging it) is not sent again, even by another replica
+    /// that started after the send: it reads what the replica set delivered from the stream.
+    @Test func aRequestDeliveredByOneReplicaIsNotSentAgainByAnother() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let fixture = try DispatchFixture()
+        let request = FCMTestSandbox.request(token: "good-once")
+        let recordA = SentRecord()
+        try await fixture.harness.run([
+            SentRecordFollower(stream: fixture.sent, record: recordA, runtime: fixture.harness.runtime),
+            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: recordA, send: sandbox.client(transport: transport).send),
+        ], collecting: ["outcomes"], cleanUp: false) { collectors in
+            try await fixture.harness.publish(request)
+            try await collectors[0].inbox.waitUntil("the outcome") { $0.count == 1 }
+            #expect(try await collectors[0].inbox.messages[0].decode(Outcome.self).status == .delivered)
+        }
+        #expect(sandbox.state.messages(provider: "fcm", token: "good-once").count == 1)
+
+        // Replica B starts afterwards, with a record of its own, and gets the same request again.
+        let runtime = try fixture.harness.newRuntime()
+        let recordB = SentRecord()
+        let outcomes = Collector(runtime.connection("collect"), queue: fixture.harness.queues["outcomes"]!.name)
+        let group = ServiceGroup(services: [
+            SentRecordFollower(stream: fixture.sent, record: recordB, runtime: runtime),
+            DispatchStage.make(runtime: runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: recordB, send: sandbox.client(transport: transport).send),
+        ], logger: Logger(label: "test"))
+        let running = Task { try await group.run() }
+        do {
+            try await eventually("replica B to read what replica A delivered") { recordB.contains(request.deliveryId) }
+            try await runtime.requirePublisher.publish(OutgoingMessage(contract: request, exchange: fixture.harness.work.exchange.name, routingKey: "work"))
+            try await outcomes.inbox.waitUntil("the second outcome") { $0.count == 1 }
+            let outcome = try await outcomes.inbox.messages[0].decode(Outcome.self)
+            #expect(outcome.status == .delivered && outcome.reason == "delivered before; not sent again")
+            #expect(sandbox.state.messages(provider: "fcm", token: "good-once").count == 1, "sent once")
+        } catch {
+            Issue.record(error)
+        }
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        await outcomes.stop()
+        await runtime.requirePublisher.close()
+        await fixture.harness.cleanUp()
         await transport.close()
         await sandbox.stop()
     }

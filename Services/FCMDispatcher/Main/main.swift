@@ -8,5 +8,5 @@ await ServiceRuntime.main(name: "herald-fcm", defaultPort: 8084) { runtime in
     let dispatcher = try FCMDispatcher(fcmApps: runtime.apps, logger: runtime.logger)
     return ServiceParts(
         clients: dispatcher.transports,
-        services: [DispatchStage.make(runtime: runtime, platform: .fcm, prefetch: 200, send: dispatcher.send)])
+        services: DispatchStage.services(runtime: runtime, platform: .fcm, prefetch: 200, send: dispatcher.send))
 }

@@ -11,5 +11,5 @@ await ServiceRuntime.main(name: "herald-hms", defaultPort: 8085) { runtime in
     let window = SendWindow(window: settings.multicastWindow, limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
     return ServiceParts(
         clients: dispatcher.transports,
-        services: [DispatchStage.make(runtime: runtime, platform: .hms, prefetch: settings.prefetch, send: window.send)])
+        services: DispatchStage.services(runtime: runtime, platform: .hms, prefetch: settings.prefetch, send: window.send))
 }

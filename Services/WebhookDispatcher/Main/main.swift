@@ -11,5 +11,5 @@ await ServiceRuntime.main(name: "herald-webhook", defaultPort: 8086) { runtime i
     let dispatcher = try WebhookDispatcher(webhookApps: runtime.apps, settings: settings, logger: runtime.logger)
     return ServiceParts(
         clients: dispatcher.transports,
-        services: [DispatchStage.make(runtime: runtime, platform: .webhook, prefetch: settings.prefetch, send: dispatcher.send)])
+        services: DispatchStage.services(runtime: runtime, platform: .webhook, prefetch: settings.prefetch, send: dispatcher.send))
 }
