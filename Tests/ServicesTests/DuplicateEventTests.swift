@@ -9,7 +9,9 @@ import Testing
 /// gateways at once (a retry racing its original, two replicas of the upstream) gets one
 /// push per device, while the pipeline is under a load of 1,000 events a second. The
 /// gateways each accept the event (each has its own short window); Registration claims the
-/// event id atomically, so only one copy fans out.
+/// event id atomically, so only one copy fans out. The debug binaries of the test command
+/// answer about half the offered rate; for the full load, run it on the release binaries:
+/// `HERALD_BIN_DIR=$(swift build -c release --show-bin-path) swift test --filter DuplicateEventTests`.
 extension ServiceProcesses {
     @Suite("One event posted to two gateways at once")
     struct DuplicateEventTests {
