@@ -47,7 +47,8 @@ public final class SentRecord: Sendable {
         buckets.withLock { $0.values.reduce(0) { $0 + $1.count } }
     }
 
-    private var windowMinutes: Int64 {
+    /// The window in whole minutes (at least one), as the record keeps it.
+    var windowMinutes: Int64 {
         max(1, (window.components.seconds + 59) / 60)
     }
 

@@ -22,10 +22,9 @@ public struct SentRecordFollower: Service {
     }
 
     public func run() async throws {
-        let minutes = max(1, (record.window.components.seconds + 59) / 60)
         let consumer = Consumer(
             configuration: runtime.connection("sent:\(stream.name)"), queue: stream.name, prefetch: 1000,
-            arguments: ["x-stream-offset": .string("\(minutes)m")])
+            arguments: ["x-stream-offset": .string("\(record.windowMinutes)m")])
         let followed = Counter(label: "herald_dispatch_sent_record_followed_total")
         await withGracefulShutdownHandler {
             for await message in consumer {

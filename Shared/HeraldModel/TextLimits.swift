@@ -16,6 +16,9 @@ public enum TextLimits {
         !text.isEmpty && text.unicodeScalars.count <= maximum
     }
 
+    /// What `isEventId` asks, for error messages.
+    public static let eventIdRule = "must be 1 to \(eventId) visible ASCII characters other than %"
+
     /// Whether `text` is 1 to 200 visible ASCII characters other than `%`.
     public static func isEventId(_ text: String) -> Bool {
         (1...eventId).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "%") }

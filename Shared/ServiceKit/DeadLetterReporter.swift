@@ -47,20 +47,20 @@ public struct DeadLetterReporter: Service {
                     message.ack()
                     continue
                 }
-                for attempt in 1...5 {
-                    do {
-                        try await publisher.publish(contentsOf: found.map {
-                            try OutgoingMessage(contract: $0, exchange: outcomes.name, routingKey: $0.routingKey)
-                        })
-                        message.ack()
-                        reported.increment(by: found.count)
-                        break
-                    } catch {
-                        runtime.logger.warning("reporting a dead letter failed", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
-                        // Given back to the broker, which offers it again.
-                        if attempt == 5 { message.nack(requeue: true) } else { try? await Task.sleep(for: backoff.delay(attempt: attempt)) }
-                    }
+                let failure = await backoff.retrying(attempts: 5, failed: { attempt, error in
+                    runtime.logger.warning("reporting a dead letter failed", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                }) {
+                    try await publisher.publish(contentsOf: found.map {
+                        try OutgoingMessage(contract: $0, exchange: outcomes.name, routingKey: $0.routingKey)
+                    })
                 }
+                guard failure == nil else {
+                    // Given back to the broker, which offers it again.
+                    message.nack(requeue: true)
+                    continue
+                }
+                message.ack()
+                reported.increment(by: found.count)
             }
         } onGracefulShutdown: {
             consumer.stopConsuming()

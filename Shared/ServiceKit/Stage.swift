@@ -270,26 +270,16 @@ public struct Stage<Input: Contract>: Service {
         /// stage's backoff); if it still fails, the input is acknowledged anyway with an error
         /// logged and counted: redelivering it would send every output a second time.
         private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async {
-            var attempt = 1
-            while true {
-                do {
-                    try await step()
-                    return
-                } catch {
-                    if attempt >= maxAttempts {
-                        logger.error("stage commit failed after the outputs were confirmed; acknowledging without it", metadata: [
-                            "stage": "\(stage)", "input": "\(what ?? "-")", "attempts": "\(attempt)", "error": "\(error)",
-                        ])
-                        commitFailures.increment()
-                        return
-                    }
-                    logger.warning("stage commit failed; trying it again", metadata: [
-                        "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
-                    ])
-                    try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
-                    attempt += 1
-                }
-            }
+            let failure = await Self.backoff.retrying(attempts: maxAttempts, failed: { attempt, error in
+                logger.warning("stage commit failed", metadata: [
+                    "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
+                ])
+            }, step)
+            guard let failure else { return }
+            logger.error("stage commit failed after the outputs were confirmed; acknowledging without it", metadata: [
+                "stage": "\(stage)", "input": "\(what ?? "-")", "attempts": "\(maxAttempts)", "error": "\(failure)",
+            ])
+            commitFailures.increment()
         }
 
         /// The wait before a failed input, element or commit is tried again.

@@ -98,8 +98,12 @@ final class HeraldStack: Sendable {
             let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
             services += hmsDispatchers
             if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
-            let gateways = try (0..<max(1, gatewayCount)).map { _ in try ServiceProcess("herald-gateway", environment: environment) }
-            services += gateways
+            // Each into `services` as soon as it runs, so a failure to start the next discards it.
+            var gateways: [ServiceProcess] = []
+            for _ in 0..<max(1, gatewayCount) {
+                gateways.append(try ServiceProcess("herald-gateway", environment: environment))
+                services.append(gateways[gateways.count - 1])
+            }
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services, dispatchers: dispatchers,
                 hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret)

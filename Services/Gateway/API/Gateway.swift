@@ -225,14 +225,7 @@ public struct Gateway: Sendable {
         if let userId, !TextLimits.fits(userId, maximum: TextLimits.identifier) {
             throw GatewayError.invalid("userId", "must be 1 to \(TextLimits.identifier) characters")
         }
-        let command = RegistrationCommand.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId)
-        let reply = try await self.call(command, to: .registration, RegistrationReply.self)
-        if reply.removed == false {
-            if reply.detail?.hasPrefix("no device") == true { throw GatewayError(404, "Not Found", reply.detail ?? "no such device") }
-            // Another user's device: kept, and a 2xx would say it is gone.
-            throw GatewayError(409, "Conflict", reply.detail ?? "the device belongs to another user")
-        }
-        return try Self.json(200, reply)
+        return try await registry(.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId), status: 200)
     }
 
     func getConfiguration(_ call: Call) async throws -> Reply {
@@ -337,7 +330,13 @@ public struct Gateway: Sendable {
         do {
             return try await rpc.call(command, type: type, queue: queue, expecting: R.self, timeout: configuration.commandTimeout)
         } catch let error as CommandError {
-            throw GatewayError(error.status, error.status == 404 ? "Not Found" : "Invalid request", error.detail, field: error.code.hasPrefix("invalid-") ? String(error.code.dropFirst(8)) : nil)
+            let title = switch error.status {
+            case 404: "Not Found"
+            case 409: "Conflict"
+            case 422: "Unprocessable Content"
+            default: "Invalid request"
+            }
+            throw GatewayError(error.status, title, error.detail, field: error.code.hasPrefix("invalid-") ? String(error.code.dropFirst(8)) : nil)
         } catch is MessagingError {
             throw GatewayError.unavailable("the \(target.rawValue) service did not answer; try again")
         }

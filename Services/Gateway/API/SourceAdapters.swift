@@ -17,7 +17,7 @@ enum SourceAdapters {
     /// An integration's own id of its event (`key` of `body`): 1 to 200 visible ASCII characters.
     static func sourceId(_ body: JSONFields, _ key: String) throws(GatewayError) -> String {
         let id = try body.string(key, maxLength: maxIdLength)
-        guard TextLimits.isEventId(id) else { throw .invalid(body.name(key), "must be 1 to \(maxIdLength) visible ASCII characters other than %") }
+        guard TextLimits.isEventId(id) else { throw .invalid(body.name(key), TextLimits.eventIdRule) }
         return id
     }
 
@@ -31,7 +31,7 @@ enum SourceAdapters {
     static func eventId(_ source: EventSource, idempotencyKey: String?) throws(GatewayError) -> String {
         guard let key = idempotencyKey else { return eventId(source, UUID().uuidString.lowercased()) }
         guard TextLimits.isEventId(key) else {
-            throw .invalid("Idempotency-Key", "must be 1 to \(maxIdLength) visible ASCII characters other than %")
+            throw .invalid("Idempotency-Key", TextLimits.eventIdRule)
         }
         return eventId(source, key)
     }
@@ -147,7 +147,7 @@ enum SourceAdapters {
         do {
             let data = try JSONSerialization.data(withJSONObject: object)
             var event = try HeraldJSON.decode(NotificationEvent.self, from: data)
-            guard TextLimits.isEventId(event.id) else { throw GatewayError.invalid("id", "must be 1 to \(maxIdLength) visible ASCII characters other than %") }
+            guard TextLimits.isEventId(event.id) else { throw GatewayError.invalid("id", TextLimits.eventIdRule) }
             event.id = eventId(event.source, event.id)
             guard event.kind.utf8.count <= 128, event.kind.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                 throw GatewayError.invalid("kind", "must be at most 128 letters, digits, '.', '_' or '-'")

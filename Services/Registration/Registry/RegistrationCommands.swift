@@ -33,8 +33,13 @@ public struct RegistrationCommands: Sendable {
             return RegistrationReply(device: device)
         case .unregisterDevice(let app, let deviceId, let userId):
             try Self.check(deviceId, "deviceId")
-            let (removed, detail) = try await store.unregister(app: app, deviceId: deviceId, userId: userId)
-            return RegistrationReply(removed: removed, detail: detail)
+            let unregistration = try await store.unregister(app: app, deviceId: deviceId, userId: userId)
+            switch unregistration.result {
+            case .removed: return RegistrationReply(removed: true, detail: unregistration.detail)
+            case .noDevice: throw CommandError(code: "device-not-found", detail: unregistration.detail, status: 404)
+            // Kept: an answer of success would tell the caller it is gone.
+            case .anotherUsers: throw CommandError(code: "device-of-another-user", detail: unregistration.detail, status: 409)
+            }
         case .registerSmartIDDevice(let app, let token, let os, let profileIds):
             guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
             for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }

@@ -60,18 +60,31 @@ public final class RegistrationStore: Sendable {
         try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", [deviceId]).first }
     }
 
+    /// What `unregister` did.
+    public struct Unregistration: Sendable, Hashable {
+        public enum Result: Sendable, Hashable {
+            case removed, noDevice, anotherUsers
+        }
+
+        public var result: Result
+        public var detail: String
+        public var removed: Bool { result == .removed }
+    }
+
     /// Removes a device; with `userId`, only if the device belongs to that user.
-    public func unregister(app: String, deviceId: String, userId: String?) async throws -> (removed: Bool, detail: String) {
+    public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
         try await database.durableWrite { db in
             guard let owner = try Row.fetchOne(db, sql: "SELECT userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
-                return (false, "no device \(deviceId)")
+                return Unregistration(result: .noDevice, detail: "no device \(deviceId)")
             }
             let current: String? = owner["userId"]
             if let userId, current != userId {
-                return (false, "device \(deviceId) belongs to \(current == nil ? "no user" : "another user"), not \(userId): nothing changed")
+                return Unregistration(
+                    result: .anotherUsers,
+                    detail: "device \(deviceId) belongs to \(current == nil ? "no user" : "another user"), not \(userId): nothing changed")
             }
             try Self.delete(db, app: app, deviceId: deviceId)
-            return (true, "removed")
+            return Unregistration(result: .removed, detail: "removed")
         }
     }
 
