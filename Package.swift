@@ -19,6 +19,7 @@ let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15)],
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
+        .executable(name: "heraldctl", targets: ["HeraldCtl"]),
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
         .executable(name: "herald-json-bench", targets: ["JSONBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
@@ -37,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -223,6 +225,19 @@ let package = Package(
             ],
             path: "Services/Sandbox/Emulator"
         ),
+        .target(
+            name: "HeraldControl",
+            dependencies: ["HeraldModel", "Messaging", "ServiceKit", "HTTPTransport"],
+            path: "Tools/Control"
+        ),
+        .executableTarget(
+            name: "HeraldCtl",
+            dependencies: [
+                "HeraldControl", "Messaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/heraldctl"
+        ),
         .executableTarget(
             name: "MessagingBenchmark",
             dependencies: ["Messaging"],
@@ -391,6 +406,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/DispatchKitTests"
+        ),
+        .testTarget(
+            name: "HeraldControlTests",
+            dependencies: ["HeraldControl", "HeraldModel", "Messaging", "HeraldTestSupport"],
+            path: "Tests/HeraldControlTests"
         ),
         .testTarget(
             name: "MessagingTests",

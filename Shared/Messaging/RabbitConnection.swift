@@ -133,6 +133,31 @@ final class RabbitConnection {
         return count
     }
 
+    /// The ready messages and the consumers of an existing queue (a passive declare).
+    func inspect(_ queue: String) throws -> QueueCounts {
+        let ok = amqp_queue_declare(state, channel, arena.bytes(queue), 1, 0, 0, 0, amqp_empty_table)
+        let counts = QueueCounts(ready: Int(ok?.pointee.message_count ?? 0), consumers: Int(ok?.pointee.consumer_count ?? 0))
+        arena.recycle()
+        try check("inspect queue \(queue)", reason: .channelError)
+        return counts
+    }
+
+    /// Takes the next message of `queue` without acknowledging it (`basic.get`), or nil
+    /// when the queue is empty.
+    func get(_ queue: String) throws -> FetchedMessage? {
+        let reply = amqp_basic_get(state, channel, arena.bytes(queue), 0)
+        arena.recycle()
+        try Self.check(reply, doing: "get a message from \(queue)", reason: .channelError)
+        guard reply.reply.id == amqp_method_number_t(AMQP_BASIC_GET_OK_METHOD) else { return nil }
+        let ok = reply.reply.decoded!.assumingMemoryBound(to: amqp_basic_get_ok_t.self).pointee
+        let exchange = AMQPDecode.string(ok.exchange)
+        let routingKey = AMQPDecode.string(ok.routing_key)
+        let content = try readContent()
+        return FetchedMessage(
+            body: content.body, properties: content.properties, exchange: exchange, routingKey: routingKey,
+            redelivered: ok.redelivered != 0, deliveryTag: ok.delivery_tag, remaining: Int(ok.message_count))
+    }
+
     func purge(_ queue: String) throws {
         amqp_queue_purge(state, channel, arena.bytes(queue))
         arena.recycle()

@@ -306,7 +306,7 @@ public struct Stage<Input: Contract>: Service {
                 exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name, routingKey: Self.originalRoutingKey(of: message),
                 body: try input.wireJSON(),
                 properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
-                                      headers: reasonHeaders(reason)))
+                                      headers: reasonHeaders(reason, of: message)))
         }
 
         /// A batch: the undecodable inputs are dead-lettered on their own; the rest are
@@ -406,11 +406,15 @@ public struct Stage<Input: Contract>: Service {
             message.properties.headers[originHeaders.routingKey]?.stringValue ?? message.routingKey
         }
 
-        /// Why and where an input was dead-lettered, as headers.
-        private func reasonHeaders(_ reason: String) -> [String: HeaderValue] {
+        /// Why and where an input was dead-lettered, as headers, with the exchange and
+        /// routing key it first came with, where a replay (`heraldctl dead-letters replay`)
+        /// sends it back.
+        private func reasonHeaders(_ reason: String, of message: ReceivedMessage) -> [String: HeaderValue] {
             [
                 "x-herald-reason": .string(reason), "x-herald-stage": .string(stage), "x-herald-queue": .string(queue.name),
                 "x-herald-dead-lettered-at": .string(HeraldJSON.formatTimestamp(Date())),
+                Self.originHeaders.exchange: message.properties.headers[Self.originHeaders.exchange] ?? .string(message.exchange),
+                Self.originHeaders.routingKey: .string(Self.originalRoutingKey(of: message)),
             ]
         }
 
@@ -421,7 +425,7 @@ public struct Stage<Input: Contract>: Service {
                 "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")", "reason": "\(reason)",
             ])
             var properties = message.properties
-            properties.headers.merge(reasonHeaders(reason)) { $1 }
+            properties.headers.merge(reasonHeaders(reason, of: message)) { $1 }
             let letter = OutgoingMessage(
                 exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name,
                 routingKey: Self.originalRoutingKey(of: message), body: message.body, properties: properties)

@@ -173,7 +173,10 @@ struct StageTests {
         })
         try await fixture.publishInput(StageFixture.event("e-3"))
         try await dead.waitUntil("the dead letter") { $0.count == 1 }
-        #expect(await dead.messages[0].properties.headers["x-herald-reason"]?.stringValue == "rejected: app demo is not configured")
+        let letter = await dead.messages[0]
+        #expect(letter.properties.headers["x-herald-reason"]?.stringValue == "rejected: app demo is not configured")
+        #expect(letter.properties.headers["x-herald-exchange"]?.stringValue == fixture.work.exchange.name, "the exchange it came with, for a replay")
+        #expect(letter.properties.headers["x-herald-routing-key"]?.stringValue == letter.routingKey)
         #expect(await calls.value == 1)
         try await fixture.finish(group, running, collectors: [deadCollector])
     }
@@ -201,6 +204,9 @@ struct StageTests {
         let dead = await deadCollector.inbox.messages[0]
         #expect(try dead.decode(NotificationEvent.self).id == "bad")
         #expect(dead.properties.headers["x-herald-reason"]?.stringValue == "rejected: bad input")
+        // Where it came from, for a replay: the pack's exchange and key, not herald.dead's.
+        #expect(dead.properties.headers["x-herald-exchange"]?.stringValue == fixture.work.exchange.name)
+        #expect(dead.properties.headers["x-herald-routing-key"]?.stringValue == "work")
         #expect(Set(try await outCollector.inbox.messages.map { try $0.decode(NotificationEvent.self).id }) == ["a", "b", "flaky"])
         #expect(await failures.value == 1)
         try await fixture.finish(group, running, collectors: [outCollector, deadCollector])

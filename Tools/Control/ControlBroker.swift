@@ -1,0 +1,29 @@
+import Foundation
+import Messaging
+import ServiceKit
+
+/// How `heraldctl` connects to the broker: fail fast with a clear error when it cannot,
+/// rather than retrying for ever as a service does.
+enum ControlBroker {
+    static let connectTimeout: Duration = .seconds(5)
+
+    static func session(url: AMQPURL) async throws(ControlError) -> BrokerSession {
+        do {
+            return try await BrokerSession.open(url: url, name: "heraldctl", connectTimeout: connectTimeout)
+        } catch {
+            throw ControlError(.unreachable, "cannot reach the broker at \(url): \(error)")
+        }
+    }
+
+    /// A confirming publisher whose connection is up (and Herald's topology declared).
+    static func publisher(url: AMQPURL, name: String) async throws(ControlError) -> Publisher {
+        let publisher = Publisher(configuration: ConnectionConfiguration(
+            url: url, name: name, connectTimeout: connectTimeout, topology: HeraldTopology.all))
+        guard await publisher.waitUntilConnected(timeout: connectTimeout + .seconds(5)) else {
+            let why = publisher.lastError.map { ": \($0)" } ?? ""
+            await publisher.close(timeout: .seconds(1))
+            throw ControlError(.unreachable, "cannot reach the broker at \(url)\(why)")
+        }
+        return publisher
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import HeraldControl
+import Foundation
+
+/// `heraldctl`: operate a Herald deployment from a terminal or a script.
+@main
+struct HeraldCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "heraldctl",
+        abstract: "Operate Herald: publish contracts, send sample events, follow deliveries, inspect queues, replay dead letters.",
+        discussion: """
+            The broker, the gateway and the API key come from flags or from HERALD_AMQP_URL \
+            (with HERALD_AMQP_PASSWORD_FILE), HERALD_GATEWAY_URL, HERALD_API_KEY and HERALD_APP; \
+            the management API from HERALD_MANAGEMENT_URL (default http://<broker host>:15672).
+            Exit codes: 0 done, 1 the broker or gateway refused or failed it, 2 not found, \
+            3 not confirmed, 64 bad usage, 65 invalid input, 69 the broker or gateway unreachable.
+            --json on every command prints one JSON document for scripts.
+            """,
+        subcommands: [Publish.self, Send.self, Status.self, Devices.self, Queues.self, DeadLetters.self])
+}
