@@ -27,6 +27,8 @@ final class HeraldStack: Sendable {
     let gateway: ServiceProcess
     let gateways: [ServiceProcess]
     let webhookSecret: String
+    /// What every service of the stack runs with (its apps file), for starting another.
+    let environment: [String: String]
 
     /// The app in webhook mode (with `webhooks`); its API key is the stack's key + `-chat`.
     var chatApp: String { "\(app)-chat" }
@@ -106,7 +108,7 @@ final class HeraldStack: Sendable {
             }
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services, dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret)
+                hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret, environment: environment)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -118,8 +120,9 @@ final class HeraldStack: Sendable {
 
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String
+        hmsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String, environment: [String: String]
     ) {
+        self.environment = environment
         self.webhookSecret = webhookSecret
         self.sandbox = sandbox
         self.app = app

@@ -72,6 +72,11 @@ public struct DeadLetterQueue: Sendable {
     }
 
     private static func take(from session: BrokerSession, queue: String, limit: Int) async throws -> [DeadLetter] {
+        do {
+            _ = try await session.inspect(queue)
+        } catch {
+            throw ControlError(.notFound, "the queue \(queue) does not exist on this broker (no Herald service declared it yet?): \(error)")
+        }
         var letters: [DeadLetter] = []
         while letters.count < limit, let message = try await session.get(queue) {
             letters.append(DeadLetter(position: letters.count + 1, message: message))

@@ -4,8 +4,9 @@ import Messaging
 import ServiceKit
 
 /// Depth, rates and consumers of every Herald queue (work queues, delay tiers, dead letters,
-/// command queues, streams), from the broker's management API, or, where that does not
-/// answer, from passive declares over AMQP (depth and consumers, no rates).
+/// command queues, streams). Ready messages and consumers come from passive declares over
+/// AMQP (exact at this moment); unacknowledged messages and rates from the broker's
+/// management API where it answers (its statistics are a few seconds old).
 public struct QueueInspector: Sendable {
     public var amqpURL: AMQPURL
     /// The management API's base URL (`http://host:15672`).
@@ -19,17 +20,26 @@ public struct QueueInspector: Sendable {
     /// Herald's queues, in the topology's order.
     public static var queueNames: [String] { HeraldTopology.all.queues.map(\.name) }
 
-    /// Every Herald queue, and where the figures came from (`management` or `amqp`).
-    public func statuses() async throws(ControlError) -> (statuses: [QueueStatus], source: String) {
-        if let statuses = await fromManagement() { return (statuses, "management") }
-        return (try await fromAMQP(), "amqp")
+    /// Every Herald queue, and whether the management API added its figures.
+    public func statuses() async throws(ControlError) -> (statuses: [QueueStatus], management: Bool) {
+        var statuses = try await fromAMQP()
+        guard let managed = await fromManagement() else { return (statuses, false) }
+        for index in statuses.indices where statuses[index].exists {
+            guard let figures = managed[statuses[index].name] else { continue }
+            statuses[index].unacknowledged = figures.unacknowledged
+            statuses[index].messages = statuses[index].ready + figures.unacknowledged
+            statuses[index].publishRate = figures.publishRate
+            statuses[index].deliverRate = figures.deliverRate
+        }
+        return (statuses, true)
     }
 
-    private func fromManagement() async -> [QueueStatus]? {
+    /// Unacknowledged messages and rates by queue name, or nil when the API does not answer.
+    private func fromManagement() async -> [String: (unacknowledged: Int, publishRate: Double, deliverRate: Double)]? {
         let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "heraldctl-management", connectTimeout: .seconds(2), requestTimeout: .seconds(10)))
         let vhost = amqpURL.virtualHost.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? amqpURL.virtualHost
         let credentials = Data("\(amqpURL.user):\(amqpURL.password)".utf8).base64EncodedString()
-        let columns = "name,messages,messages_ready,messages_unacknowledged,consumers,message_stats.publish_details.rate,message_stats.deliver_get_details.rate"
+        let columns = "name,messages_unacknowledged,message_stats.publish_details.rate,message_stats.deliver_get_details.rate"
         let request = HTTPRequest(
             method: "GET", url: "\(managementURL)/api/queues/\(vhost)?columns=\(columns)",
             headers: [("Authorization", "Basic \(credentials)"), ("Accept", "application/json")])
@@ -37,19 +47,14 @@ public struct QueueInspector: Sendable {
         await transport.close()
         guard let response, response.status == 200,
               let list = try? JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] else { return nil }
-        var byName: [String: [String: Any]] = [:]
-        for queue in list { if let name = queue["name"] as? String { byName[name] = queue } }
-        return Self.queueNames.map { name in
-            guard let queue = byName[name] else {
-                return QueueStatus(name: name, exists: false, messages: nil, ready: 0, unacknowledged: nil, consumers: 0)
-            }
+        var figures: [String: (unacknowledged: Int, publishRate: Double, deliverRate: Double)] = [:]
+        for queue in list {
+            guard let name = queue["name"] as? String else { continue }
             let stats = queue["message_stats"] as? [String: Any]
             func rate(_ key: String) -> Double { ((stats?[key] as? [String: Any])?["rate"] as? NSNumber)?.doubleValue ?? 0 }
-            return QueueStatus(
-                name: name, exists: true, messages: (queue["messages"] as? NSNumber)?.intValue, ready: (queue["messages_ready"] as? NSNumber)?.intValue ?? 0,
-                unacknowledged: (queue["messages_unacknowledged"] as? NSNumber)?.intValue, consumers: (queue["consumers"] as? NSNumber)?.intValue ?? 0,
-                publishRate: rate("publish_details"), deliverRate: rate("deliver_get_details"))
+            figures[name] = ((queue["messages_unacknowledged"] as? NSNumber)?.intValue ?? 0, rate("publish_details"), rate("deliver_get_details"))
         }
+        return figures
     }
 
     private func fromAMQP() async throws(ControlError) -> [QueueStatus] {

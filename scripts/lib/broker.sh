@@ -71,13 +71,19 @@ ensure_broker() {
 # files to 1,024, and the test suite's hundreds of connections and quorum queues exhaust
 # that (the broker then refuses logins and loses its tables). This keeps ours (at least
 # 65,536 where the hard limit allows).
+#
+# Plugins: HERALD_BROKER_PLUGINS (space-separated), by default the management API (which
+# `heraldctl queues` reads, on port 15672) and the Prometheus endpoint (port 15692, which the
+# dashboards scrape); empty for none.
 start_node() {
-    local dir="$1" limit
+    local dir="$1" limit plugins
     limit="$(ulimit -Hn)"
     [ "$limit" = unlimited ] && limit=65536
     [ "$limit" -gt 65536 ] && limit=65536
+    plugins="${HERALD_BROKER_PLUGINS-rabbitmq_management rabbitmq_prometheus}"
+    printf '[%s].\n' "$(echo $plugins | tr ' ' ',')" | as_root tee "$dir/enabled_plugins" >/dev/null
     as_root sh -c "ulimit -n $limit; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq \
-        RABBITMQ_MNESIA_BASE='$dir/mnesia' RABBITMQ_LOG_BASE='$dir/log' \
+        RABBITMQ_MNESIA_BASE='$dir/mnesia' RABBITMQ_LOG_BASE='$dir/log' RABBITMQ_ENABLED_PLUGINS_FILE='$dir/enabled_plugins' \
         setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups /usr/lib/rabbitmq/bin/rabbitmq-server -detached"
 }
 

@@ -1,0 +1,204 @@
+import _CryptoExtras
+import Foundation
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+import ServiceKit
+import Testing
+
+/// `heraldctl`, the built executable, against the real broker and the real services: each
+/// command as an operator would run it, the broker, gateway and key from the environment.
+extension ServiceProcesses {
+    @Suite("heraldctl")
+    struct HeraldctlTests {
+        /// Runs heraldctl with the stack's broker, gateway, app and key in its environment.
+        static func heraldctl(_ stack: HeraldStack, _ arguments: String...) async throws -> (status: Int32, output: String) {
+            let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+            return try await runCommand("env", [
+                "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
+                "HERALD_API_KEY=\(stack.key)", "HERALD_APP=\(stack.app)", binary,
+            ] + arguments)
+        }
+
+        /// heraldctl with `--json`, which must succeed; its JSON answer.
+        static func json(_ stack: HeraldStack, _ arguments: String...) async throws -> [String: Any] {
+            let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+            let (status, output) = try await runCommand("env", [
+                "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
+                "HERALD_API_KEY=\(stack.key)", "HERALD_APP=\(stack.app)", binary,
+            ] + arguments + ["--json"])
+            guard status == 0 else { throw TestFailure("heraldctl \(arguments.joined(separator: " ")) exited \(status): \(output)") }
+            guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+                throw TestFailure("heraldctl \(arguments.joined(separator: " ")) printed no JSON object: \(output)")
+            }
+            return object
+        }
+
+        /// A dispatch request for `token` under the stack's app, valid for an hour, as a file.
+        static func dispatchRequestFile(_ stack: HeraldStack, token: String, deliveryId: String) throws -> String {
+            let now = Date()
+            let request: [String: Any] = [
+                "app": stack.app, "attempt": 1, "deliveryId": deliveryId, "deviceId": "ctl-device", "eventId": "api:\(deliveryId)",
+                "expiresAt": HeraldJSON.formatTimestamp(now.addingTimeInterval(3600)), "firstAttemptAt": HeraldJSON.formatTimestamp(now),
+                "kind": "test", "os": "android", "platform": "fcm", "priority": "high", "token": token, "ttlSeconds": 3600,
+                "data": ["herald": "1", "event": "api:\(deliveryId)", "kind": "test"],
+            ]
+            let file = stack.sandbox.directory.appendingPathComponent("\(deliveryId).json")
+            try JSONSerialization.data(withJSONObject: request).write(to: file)
+            return file.path
+        }
+
+        @Test("publish: a contract published straight to the broker is consumed and delivered; an invalid one is refused with its field and reason")
+        func publishedContractsAreDeliveredAndInvalidOnesRefused() async throws {
+            let stack = try await HeraldStack.start()
+            do {
+                let token = "ctl-publish-\(UUID().uuidString.prefix(8))"
+                let event = #"{"id":"api:ctl-1","source":"api","kind":"news","app":"\#(stack.app)","audience":{"tokens":[{"platform":"fcm","token":"\#(token)"}]},"data":{"a":"b"},"occurredAt":"2026-11-25T10:00:00Z"}"#
+                let published = try await Self.json(stack, "publish", "event", "--json-body", event)
+                #expect(published["exchange"] as? String == "herald.events" && published["routingKey"] as? String == "api.news")
+                try await eventually(timeout: .seconds(30), "the published event's push") { !stack.received(token).isEmpty }
+                #expect((stack.received(token)[0]["data"] as? [String: String])?["a"] == "b")
+
+                // Three copies are three events (ids -1, -2, -3), each delivered.
+                let copies = "ctl-copies-\(UUID().uuidString.prefix(8))"
+                let many = event.replacingOccurrences(of: token, with: copies).replacingOccurrences(of: "api:ctl-1", with: "api:ctl-many")
+                let counted = try await Self.json(stack, "publish", "herald.event.v1", "--json-body", many, "--count", "3", "--rate", "100")
+                #expect(counted["published"] as? Int == 3)
+                try await eventually(timeout: .seconds(30), "three pushes") { stack.received(copies).count == 3 }
+
+                let invalid = event.replacingOccurrences(of: #""occurredAt""#, with: #""options":{"ttlSeconds":-5},"occurredAt""#)
+                let refused = try await Self.heraldctl(stack, "publish", "event", "--json-body", invalid)
+                #expect(refused.status == 65, "invalid input: \(refused.output)")
+                #expect(refused.output.contains("ttlSeconds"), "names the field: \(refused.output)")
+                let unknown = try await Self.heraldctl(stack, "publish", "herald.nothing.v1", "--json-body", "{}")
+                #expect(unknown.status == 65 && unknown.output.contains("herald.event.v1"), "\(unknown.output)")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
+        @Test("devices, send and status: a device registered with heraldctl gets each integration's sample event, whose status shows it delivered; removed, it is gone")
+        func devicesSendAndStatus() async throws {
+            let stack = try await HeraldStack.start()
+            do {
+                let token = "ctl-device-token"
+                _ = try await Self.json(stack, "devices", "register", "ctl-phone", "--platform", "fcm", "--token", token,
+                                        "--os", "android", "--user", "ctl-user", "--push-id", "ctl-push")
+                let shown = try await Self.json(stack, "devices", "show", "ctl-phone")
+                #expect(String(describing: shown).contains(token), "\(shown)")
+
+                // Smart ID by push id; chat and data sync by user.
+                var sent = 0
+                for (integration, option, value) in [("smartid", "--push-id", "ctl-push"), ("chat", "--user", "ctl-user"), ("datasync", "--user", "ctl-user")] {
+                    let answer = try await Self.heraldctl(stack, "send", integration, option, value)
+                    #expect(answer.status == 0, "\(integration): \(answer.output)")
+                    let eventId = answer.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                    sent += 1
+                    try await eventually(timeout: .seconds(30), "the \(integration) sample delivered") { [sent] in stack.received(token).count == sent }
+                    try await eventually(timeout: .seconds(30), "\(eventId)'s status delivered") {
+                        let status = try await Self.json(stack, "status", eventId)
+                        let deliveries = (status["event"] as? [String: Any])?["deliveries"] as? [[String: Any]] ?? []
+                        return deliveries.count == 1 && deliveries[0]["status"] as? String == "delivered"
+                    }
+                }
+                // Sponsor: a type-4 sponsee; email: an address key and its owner's device.
+                try await stack.expectOK("PUT", "/evernym/sponsees/ctl-sponsee", ["id": "ctl-sponsee", "type": 4, "value": "FCM:ctl-sponsee-token"])
+                #expect(try await Self.heraldctl(stack, "send", "sponsor", "--sponsee", "ctl-sponsee").status == 0)
+                try await eventually(timeout: .seconds(30), "the sponsor sample") { !stack.received("ctl-sponsee-token").isEmpty }
+                let addressKey = try _RSA.Encryption.PrivateKey(keySize: .bits2048)
+                try await stack.expectOK("PUT", "/email/addresses/ctl-address/key", ["keyId": "ctl-rsa", "publicKey": addressKey.publicKey.pemRepresentation, "owner": "ctl-user"])
+                #expect(try await Self.heraldctl(stack, "send", "email", "--address", "ctl-address", "--user", "ctl-user").status == 0)
+                try await eventually(timeout: .seconds(30), "the email sample") { [sent] in stack.received(token).count == sent + 1 }
+                #expect((stack.received(token).last?["data"] as? [String: String])?["enc"] == "jwe")
+
+                let missing = try await Self.heraldctl(stack, "send", "smartid")
+                #expect(missing.status == 65 && missing.output.contains("--push-id"), "\(missing.output)")
+                let unknownEvent = try await Self.heraldctl(stack, "status", "api:never-sent")
+                #expect(unknownEvent.status == 2, "not found: \(unknownEvent.output)")
+
+                _ = try await Self.json(stack, "devices", "remove", "ctl-phone", "--user", "ctl-user")
+                let gone = try await Self.heraldctl(stack, "devices", "show", "ctl-phone")
+                #expect(gone.status == 2, "a removed device is not found: \(gone.output)")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
+        @Test("queues shows the depth of what was published to a stopped consumer; a dead letter is listed with its reason, replayed and delivered, and purged only when confirmed")
+        func queuesAndDeadLetters() async throws {
+            let stack = try await HeraldStack.start()
+            do {
+                try await stack.dispatchers[0].terminate()
+                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatchFCM.name)
+                let waiting = try Self.dispatchRequestFile(stack, token: "ctl-waiting", deliveryId: "ctl-waiting-\(UUID().uuidString.prefix(8))")
+                _ = try await Self.json(stack, "publish", "dispatch", "--file", waiting, "--count", "7")
+                let queues = try await Self.json(stack, "queues")
+                let fcm = (queues["queues"] as? [[String: Any]])?.first { $0["name"] as? String == "dispatch.fcm" }
+                #expect(fcm?["ready"] as? Int == 7 && fcm?["consumers"] as? Int == 0, "\(fcm ?? [:])")
+                let names = Set((queues["queues"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+                #expect(names.contains("retry.fcm.1s") && names.contains("dead-letters"), "the delay tiers and dead letters too")
+                #expect(queues["management"] as? Bool == true, "the test broker runs the management plugin")
+                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatchFCM.name)
+
+                // A request that expires in the queue while no dispatcher runs is dead-lettered by the broker.
+                let id = "ctl-dead-\(UUID().uuidString.prefix(8))"
+                let file = try Self.dispatchRequestFile(stack, token: "ctl-replayed", deliveryId: id)
+                _ = try await Self.json(stack, "publish", "dispatch", "--file", file, "--expiration", "1")
+                try await eventually(timeout: .seconds(30), "the expired request among the dead letters") {
+                    let list = try await Self.json(stack, "dead-letters", "list")
+                    return ((list["deadLetters"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "\(id)#1" }
+                }
+                let list = try await Self.json(stack, "dead-letters", "list")
+                let letter = (list["deadLetters"] as? [[String: Any]])?.first { $0["id"] as? String == "\(id)#1" } ?? [:]
+                #expect((letter["reason"] as? String)?.hasPrefix("expired in dispatch.fcm") == true, "\(letter)")
+                #expect(letter["exchange"] as? String == "herald.dispatch" && letter["routingKey"] as? String == "fcm")
+                let shown = try await Self.json(stack, "dead-letters", "show", "\(id)#1")
+                #expect((shown["body"] as? String)?.contains("ctl-replayed") == true)
+
+                let dispatcher = try ServiceProcess("herald-fcm", environment: stack.environment)
+                defer { dispatcher.discard() }
+                try await dispatcher.waitUntilReady()
+                let replayed = try await Self.json(stack, "dead-letters", "replay", "\(id)#1")
+                #expect((replayed["replayed"] as? [[String: Any]])?.count == 1)
+                try await eventually(timeout: .seconds(30), "the replayed request delivered") { !stack.received("ctl-replayed").isEmpty }
+                let after = try await Self.json(stack, "dead-letters", "list")
+                #expect(!((after["deadLetters"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "\(id)#1" }, "a replayed letter leaves the queue")
+
+                // Purge asks first: without an answer nothing is purged (exit 3); with --yes it is.
+                try await dispatcher.terminate()
+                let other = "ctl-purged-\(UUID().uuidString.prefix(8))"
+                _ = try await Self.json(stack, "publish", "dispatch", "--file", try Self.dispatchRequestFile(stack, token: "ctl-purged", deliveryId: other), "--expiration", "1")
+                try await eventually(timeout: .seconds(30), "the second dead letter") {
+                    let list = try await Self.json(stack, "dead-letters", "list")
+                    return ((list["deadLetters"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "\(other)#1" }
+                }
+                let declined = try await Self.heraldctl(stack, "dead-letters", "purge", "\(other)#1")
+                #expect(declined.status == 3, "not confirmed: \(declined.output)")
+                let kept = try await Self.json(stack, "dead-letters", "list")
+                #expect(((kept["deadLetters"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "\(other)#1" })
+                let purged = try await Self.json(stack, "dead-letters", "purge", "\(other)#1", "--yes")
+                #expect(purged["purged"] as? Int == 1)
+                let left = try await Self.json(stack, "dead-letters", "list")
+                #expect(!((left["deadLetters"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "\(other)#1" })
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
+        @Test("an unreachable broker or gateway is exit 69 with what could not be reached")
+        func unreachable() async throws {
+            let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+            let port = try freePort()
+            let broker = try await runCommand(binary, ["queues", "--amqp-url", "amqp://guest:guest@127.0.0.1:\(port)/"])
+            #expect(broker.status == 69 && broker.output.contains("cannot reach the broker"), "\(broker.output)")
+            let gateway = try await runCommand(binary, ["status", "api:x", "--gateway-url", "http://127.0.0.1:\(port)", "--api-key", "k", "--app", "a"])
+            #expect(gateway.status == 69 && gateway.output.contains("cannot reach the gateway"), "\(gateway.output)")
+        }
+    }
+}
