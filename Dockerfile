@@ -1,6 +1,7 @@
 # One image for every Herald service: the build stage compiles all executables in release
 # mode; the runtime stage is Debian slim with the C libraries they link. Pick the service
-# with the command, e.g. `docker run herald herald-gateway` (compose.yaml does this).
+# with the command, e.g. `docker run herald herald-gateway` (compose.yaml does this);
+# heraldctl, the operator's tool, is in it too.
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
@@ -15,7 +16,7 @@ RUN swift build -c release --static-swift-stdlib \
  && mkdir -p /out \
  && bin="$(swift build -c release --show-bin-path)" \
  && for service in herald-gateway herald-registration herald-preferences herald-encryption \
-                   herald-fcm herald-hms herald-webhook herald-sandbox; do \
+                   herald-fcm herald-hms herald-webhook herald-sandbox heraldctl; do \
       cp "$bin/$service" /out/; \
     done \
  && cp -R "$bin"/*.resources /out/

@@ -4,6 +4,7 @@
 #   amqp-password        the broker user herald's password (RabbitMQ gets it in 20-herald.conf)
 #   demo-api-key         the API key of the demo app, demo-chat-api-key that of demo-chat
 #   demo-webhook-secret  the Standard Webhooks signing secret of the demo webhooks
+#   grafana-admin-password  the password of Grafana's admin user
 # Nothing is printed: read a key with
 #   docker compose exec herald-gateway cat /etc/herald/secrets/demo-api-key
 #
@@ -29,10 +30,14 @@ make amqp-password random_hex
 make demo-api-key random_hex
 make demo-chat-api-key random_hex
 make demo-webhook-secret webhook_secret
+make grafana-admin-password random_hex
 
 # RabbitMQ's only user is herald, with that password (no guest).
 printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "$secrets/amqp-password")" > "$broker/20-herald.conf.new"
 mv "$broker/20-herald.conf.new" "$broker/20-herald.conf"
+# Its plugins: the management UI and API (heraldctl queues) and the Prometheus endpoint.
+printf '[rabbitmq_management,rabbitmq_prometheus].\n' > "$broker/enabled_plugins"
 # The services run as their own users: they may read, nobody may write.
-chmod 0444 "$secrets"/amqp-password "$secrets"/demo-api-key "$secrets"/demo-chat-api-key "$secrets"/demo-webhook-secret "$broker/20-herald.conf"
+chmod 0444 "$secrets"/amqp-password "$secrets"/demo-api-key "$secrets"/demo-chat-api-key "$secrets"/demo-webhook-secret "$secrets"/grafana-admin-password \
+    "$broker/20-herald.conf" "$broker/enabled_plugins"
 echo "make-secrets: the stack's secrets are in place"

@@ -140,6 +140,7 @@ public enum DispatchStage {
                     providerCode: code, at: now), to: routes.outcomes)]
             }
             count(platform, "retried")
+            retries[platform]?[tier]?.increment()
             logger?.info("send will be retried", metadata: [
                 "deliveryId": "\(request.deliveryId)", "attempt": "\(request.attempt)", "code": "\(code)", "tier": "\(tier.label)",
             ])
@@ -159,6 +160,13 @@ public enum DispatchStage {
     private static func count(_ platform: Platform, _ result: String) {
         results[platform]?[result]?.increment()
     }
+
+    /// `herald_dispatch_retries_total` by platform and the delay tier the retry waits in, made once.
+    private static let retries: [Platform: [RetryTier: Counter]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
+        (platform, Dictionary(uniqueKeysWithValues: HeraldTopology.retryTiers.map { tier in
+            (tier, Counter(label: "herald_dispatch_retries_total", dimensions: [("platform", platform.rawValue), ("tier", tier.label)]))
+        }))
+    })
 
     /// `herald_dispatch_results_total` by platform and result, made once.
     private static let results: [Platform: [String: Counter]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in

@@ -18,7 +18,7 @@ struct DeployConfigurationTests {
         #expect(chat.delivery.mode == .webhook && chat.delivery.allowPrivateNetworks)
         // The keys and secrets the file names are made by the stack on its first start, never committed.
         #expect(chat.delivery.signingSecretFile?.hasSuffix("secrets/demo-webhook-secret") == true)
-        for name in ["demo-api-key", "demo-chat-api-key", "demo-webhook-secret", "amqp-password"] {
+        for name in ["demo-api-key", "demo-chat-api-key", "demo-webhook-secret", "amqp-password", "grafana-admin-password"] {
             #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent("secrets/\(name)").path), "\(name) is committed")
         }
     }
@@ -41,6 +41,9 @@ struct DeployConfigurationTests {
         #expect(try read("demo-webhook-secret").hasPrefix("whsec_"))
         let brokerConfig = try String(contentsOf: broker.appendingPathComponent("20-herald.conf"), encoding: .utf8)
         #expect(brokerConfig.contains("default_user = herald\ndefault_pass = \(password)\n"))
+        #expect(try read("grafana-admin-password").count == 64 && read("grafana-admin-password") != password)
+        let plugins = try String(contentsOf: broker.appendingPathComponent("enabled_plugins"), encoding: .utf8)
+        #expect(plugins == "[rabbitmq_management,rabbitmq_prometheus].\n", "the management API and the Prometheus endpoint the dashboards scrape")
         // A second start keeps them.
         let key = try read("demo-api-key")
         #expect(try await runCommand("sh", [script, secrets.path, broker.path]).status == 0)

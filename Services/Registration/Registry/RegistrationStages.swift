@@ -141,9 +141,11 @@ public enum RegistrationStages {
         batchesInFlight: Int = 1
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
+        let byStatus = DeliveryOutcomeCounters()
         return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, batchesInFlight: batchesInFlight, runtime: runtime) { outcomes in
             try await store.record(outcomes)
             recorded.increment(by: outcomes.count)
+            for outcome in outcomes { byStatus.count(outcome) }
             return Array(repeating: [], count: outcomes.count)
         }
     }
