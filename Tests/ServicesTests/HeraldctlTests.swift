@@ -13,6 +13,10 @@ extension ServiceProcesses {
     struct HeraldctlTests {
         /// Runs heraldctl with the stack's broker, gateway, app and key in its environment.
         static func heraldctl(_ stack: HeraldStack, _ arguments: String...) async throws -> (status: Int32, output: String) {
+            try await run(stack, arguments)
+        }
+
+        static func run(_ stack: HeraldStack, _ arguments: [String]) async throws -> (status: Int32, output: String) {
             let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
             return try await runCommand("env", [
                 "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
@@ -22,11 +26,7 @@ extension ServiceProcesses {
 
         /// heraldctl with `--json`, which must succeed; its JSON answer.
         static func json(_ stack: HeraldStack, _ arguments: String...) async throws -> [String: Any] {
-            let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
-            let (status, output) = try await runCommand("env", [
-                "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
-                "HERALD_API_KEY=\(stack.key)", "HERALD_APP=\(stack.app)", binary,
-            ] + arguments + ["--json"])
+            let (status, output) = try await run(stack, arguments + ["--json"])
             guard status == 0 else { throw TestFailure("heraldctl \(arguments.joined(separator: " ")) exited \(status): \(output)") }
             guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
                 throw TestFailure("heraldctl \(arguments.joined(separator: " ")) printed no JSON object: \(output)")

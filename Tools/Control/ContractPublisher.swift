@@ -34,8 +34,10 @@ public struct ContractPublisher: Sendable {
         _ messages: [OutgoingMessage], rate: Double?, with publisher: Publisher, clock: ContinuousClock,
         start: ContinuousClock.Instant, progress: @escaping @Sendable (Int) -> Void
     ) async throws(ControlError) -> Int {
-        // Paced: one message per tick; unpaced: windows of confirms in flight together.
-        let window = rate == nil ? 500 : 1
+        // Windows of messages whose confirms are awaited together: 500 unpaced; paced, a
+        // hundredth of a second's worth, each sent when it is due, so the rate holds even
+        // where one confirm takes longer than the gap between two messages.
+        let window = rate.map { max(1, min(500, Int(($0 / 100).rounded(.up)))) } ?? 500
         var done = 0
         while done < messages.count {
             let batch = Array(messages[done..<min(messages.count, done + window)])
