@@ -61,8 +61,10 @@ extension ServiceProcesses {
                 try await stack.postEvent(["id": "dash-1", "source": "api", "kind": "news", "audience": ["users": ["dash-1", "dash-2"]], "data": ["a": "b"]])
                 try await stack.postEvent(["id": "dash-2", "source": "api", "kind": "news", "audience": ["users": ["dash-1"]], "options": ["encryption": "required"]])
                 let publisher = Publisher(configuration: TestBroker.configuration("dashboard-test"))
+                // Straight into Registration's queue, not through herald.events: other tests'
+                // queues bound there read every event and would choke on it.
                 try await publisher.publish(OutgoingMessage(
-                    exchange: HeraldTopology.Exchange.events.name, routingKey: "api.news", body: Data("not json".utf8),
+                    exchange: "", routingKey: HeraldTopology.Queue.registrationEvents.name, body: Data("not json".utf8),
                     properties: .contract(NotificationEvent.contractName, messageId: "dash-broken", correlationId: "dash-broken")))
                 await publisher.close()
                 try await eventually(timeout: .seconds(30), "the retried push delivered") { !stack.received("unavailable-1-dash").isEmpty }

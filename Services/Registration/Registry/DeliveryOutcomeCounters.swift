@@ -8,14 +8,20 @@ import Synchronization
 /// A code that is not a short upper-case identifier counts as `other`, so a provider cannot
 /// grow the label set without limit.
 final class DeliveryOutcomeCounters: Sendable {
-    private let counters = Mutex<[String: Counter]>([:])
+    private struct Key: Hashable {
+        var status: OutcomeStatus
+        var code: String
+    }
 
+    private let counters = Mutex<[Key: Counter]>([:])
+
+    /// Counts `outcome`: a lookup on its status and code (no string is built per outcome;
+    /// Registration records thousands a second).
     func count(_ outcome: Outcome) {
-        let code = Self.label(outcome.providerCode)
-        let key = "\(outcome.status.rawValue) \(code)"
+        let key = Key(status: outcome.status, code: Self.label(outcome.providerCode))
         let counter = counters.withLock { table in
             if let existing = table[key] { return existing }
-            let made = Counter(label: "herald_delivery_outcomes_total", dimensions: [("status", outcome.status.rawValue), ("code", code)])
+            let made = Counter(label: "herald_delivery_outcomes_total", dimensions: [("status", key.status.rawValue), ("code", key.code)])
             table[key] = made
             return made
         }
