@@ -126,11 +126,7 @@ final class RabbitConnection {
 
     /// The number of ready messages in an existing queue (a passive declare).
     func readyCount(_ queue: String) throws -> Int {
-        let ok = amqp_queue_declare(state, channel, arena.bytes(queue), 1, 0, 0, 0, amqp_empty_table)
-        let count = Int(ok?.pointee.message_count ?? 0)
-        arena.recycle()
-        try check("inspect queue \(queue)", reason: .channelError)
-        return count
+        try inspect(queue).ready
     }
 
     /// The ready messages and the consumers of an existing queue (a passive declare).

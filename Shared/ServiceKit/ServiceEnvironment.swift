@@ -34,18 +34,26 @@ public struct ServiceEnvironment: Sendable {
         case json, text
     }
 
-    /// Reads the settings from `environment`, using `defaultPort` when `HERALD_HTTP_PORT` is unset.
-    public init(_ environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int) throws {
-        let reader = EnvironmentReader(environment)
+    /// The broker from `HERALD_AMQP_URL`, its password from `HERALD_AMQP_PASSWORD_FILE` when
+    /// set: what every service, and `heraldctl`, connects to.
+    public static func brokerURL(_ reader: EnvironmentReader) throws -> AMQPURL {
+        var url: AMQPURL
         do {
-            amqpURL = try AMQPURL(reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
+            url = try AMQPURL(reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
         } catch let error as MessagingError {
             throw reader.invalid("HERALD_AMQP_URL", error.message)
         }
         // A secret mounted as a file keeps the password out of the environment.
         if let file = reader.string("HERALD_AMQP_PASSWORD_FILE") {
-            amqpURL.password = try SecretFile.text(file, setting: "HERALD_AMQP_PASSWORD_FILE")
+            url.password = try SecretFile.text(file, setting: "HERALD_AMQP_PASSWORD_FILE")
         }
+        return url
+    }
+
+    /// Reads the settings from `environment`, using `defaultPort` when `HERALD_HTTP_PORT` is unset.
+    public init(_ environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int) throws {
+        let reader = EnvironmentReader(environment)
+        amqpURL = try Self.brokerURL(reader)
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
         opsPort = try reader.parse("HERALD_OPS_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } }

@@ -4,8 +4,19 @@ import ServiceKit
 
 /// How `heraldctl` connects to the broker: fail fast with a clear error when it cannot,
 /// rather than retrying for ever as a service does.
-enum ControlBroker {
+public enum ControlBroker {
     static let connectTimeout: Duration = .seconds(5)
+
+    /// The broker: `flag` (a URL) when given, else the environment as the services read it
+    /// (`HERALD_AMQP_URL`, `HERALD_AMQP_PASSWORD_FILE`).
+    public static func url(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ControlError) -> AMQPURL {
+        do {
+            if let flag { return try AMQPURL(flag) }
+            return try ServiceEnvironment.brokerURL(EnvironmentReader(environment))
+        } catch {
+            throw ControlError(.invalidInput, "the broker: \(error)")
+        }
+    }
 
     static func session(url: AMQPURL) async throws(ControlError) -> BrokerSession {
         do {

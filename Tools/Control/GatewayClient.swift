@@ -26,14 +26,11 @@ public struct GatewayClient: Sendable {
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
         allHeaders += headers
         let request = HTTPRequest(method: method, url: "\(baseURL)/v1/apps/\(appSegment)\(path)", headers: allHeaders, body: body)
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "heraldctl-gateway", connectTimeout: .seconds(5), requestTimeout: .seconds(30)))
-        let answer: Result<HTTPResponse, any Error>
-        do { answer = .success(try await transport.send(request)) } catch { answer = .failure(error) }
-        await transport.close()
         let response: HTTPResponse
-        switch answer {
-        case .success(let r): response = r
-        case .failure(let error): throw ControlError(.unreachable, "cannot reach the gateway at \(baseURL): \(error)")
+        do {
+            response = try await OneRequest.send(request, name: "heraldctl-gateway", connectTimeout: .seconds(5), requestTimeout: .seconds(30))
+        } catch {
+            throw ControlError(.unreachable, "cannot reach the gateway at \(baseURL): \(error)")
         }
         let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
         guard (200..<300).contains(response.status) else {

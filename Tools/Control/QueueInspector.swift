@@ -27,7 +27,6 @@ public struct QueueInspector: Sendable {
         for index in statuses.indices where statuses[index].exists {
             guard let figures = managed[statuses[index].name] else { continue }
             statuses[index].unacknowledged = figures.unacknowledged
-            statuses[index].messages = statuses[index].ready + figures.unacknowledged
             statuses[index].publishRate = figures.publishRate
             statuses[index].deliverRate = figures.deliverRate
         }
@@ -36,15 +35,13 @@ public struct QueueInspector: Sendable {
 
     /// Unacknowledged messages and rates by queue name, or nil when the API does not answer.
     private func fromManagement() async -> [String: (unacknowledged: Int, publishRate: Double, deliverRate: Double)]? {
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "heraldctl-management", connectTimeout: .seconds(2), requestTimeout: .seconds(10)))
         let vhost = amqpURL.virtualHost.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? amqpURL.virtualHost
         let credentials = Data("\(amqpURL.user):\(amqpURL.password)".utf8).base64EncodedString()
         let columns = "name,messages_unacknowledged,message_stats.publish_details.rate,message_stats.deliver_get_details.rate"
         let request = HTTPRequest(
             method: "GET", url: "\(managementURL)/api/queues/\(vhost)?columns=\(columns)",
             headers: [("Authorization", "Basic \(credentials)"), ("Accept", "application/json")])
-        let response = try? await transport.send(request)
-        await transport.close()
+        let response = try? await OneRequest.send(request, name: "heraldctl-management", connectTimeout: .seconds(2), requestTimeout: .seconds(10))
         guard let response, response.status == 200,
               let list = try? JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] else { return nil }
         var figures: [String: (unacknowledged: Int, publishRate: Double, deliverRate: Double)] = [:]
@@ -63,10 +60,10 @@ public struct QueueInspector: Sendable {
         for name in Self.queueNames {
             do {
                 let counts = try await session.inspect(name)
-                statuses.append(QueueStatus(name: name, exists: true, messages: nil, ready: counts.ready, unacknowledged: nil, consumers: counts.consumers))
+                statuses.append(QueueStatus(name: name, exists: true, ready: counts.ready, unacknowledged: nil, consumers: counts.consumers))
             } catch {
                 // A queue that does not exist closes the channel: the next one needs a new session.
-                statuses.append(QueueStatus(name: name, exists: false, messages: nil, ready: 0, unacknowledged: nil, consumers: 0))
+                statuses.append(QueueStatus(name: name, exists: false, ready: 0, unacknowledged: nil, consumers: 0))
                 await session.close()
                 session = try await ControlBroker.session(url: amqpURL)
             }

@@ -46,12 +46,15 @@ struct DeadLetters: AsyncParsableCommand {
                 guard let letter = letters.first(where: { matches($0, [id]) }) else {
                     throw ControlError(.notFound, "no dead letter \(id) among the first \(letters.count)")
                 }
-                var detail = summary(letter)
-                detail["headers"] = letter.message.properties.headers.mapValues { "\($0)" }
-                detail["body"] = String(decoding: letter.message.body, as: UTF8.self)
-                let text = summary(letter).keys.sorted().map { "\($0): \(describe(summary(letter)[$0]!))" }.joined(separator: "\n")
-                    + "\nheaders:\n" + letter.message.properties.headers.keys.sorted().map { "  \($0): \(letter.message.properties.headers[$0]!)" }.joined(separator: "\n")
-                    + "\nbody:\n" + String(decoding: letter.message.body, as: UTF8.self)
+                let fields = summary(letter)
+                let headers = letter.message.properties.headers
+                let body = String(decoding: letter.message.body, as: UTF8.self)
+                var detail = fields
+                detail["headers"] = headers.mapValues { "\($0)" }
+                detail["body"] = body
+                let text = fields.keys.sorted().map { "\($0): \(describe(fields[$0]!))" }.joined(separator: "\n")
+                    + "\nheaders:\n" + headers.keys.sorted().map { "  \($0): \(headers[$0]!)" }.joined(separator: "\n")
+                    + "\nbody:\n" + body
                 common.options.print(json: detail, text: text)
             }
         }

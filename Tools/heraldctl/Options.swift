@@ -27,16 +27,7 @@ struct Options: ParsableArguments {
     private static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func broker() throws(ControlError) -> AMQPURL {
-        let text = amqpURL ?? Self.environment["HERALD_AMQP_URL"] ?? "amqp://guest:guest@localhost:5672/"
-        var url: AMQPURL
-        do { url = try AMQPURL(text) } catch { throw ControlError(.invalidInput, "the broker URL: \(error)") }
-        if amqpURL == nil, let file = Self.environment["HERALD_AMQP_PASSWORD_FILE"] {
-            guard let password = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw ControlError(.invalidInput, "HERALD_AMQP_PASSWORD_FILE: cannot read \(file)")
-            }
-            url.password = password.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return url
+        try ControlBroker.url(flag: amqpURL)
     }
 
     func management() -> String? {

@@ -59,7 +59,7 @@ struct Publish: AsyncParsableCommand {
             let prepared = try kind.prepare(try readBody())
             let route: (exchange: String, routingKey: String) =
                 if let queue { ("", queue) } else if let exchange, let routingKey { (exchange, routingKey) } else { prepared.route }
-            var messages = try (1...count).map { (n: Int) throws(ControlError) in
+            let messages = try (1...count).map { (n: Int) throws(ControlError) in
                 try prepared.message(exchange: route.exchange, routingKey: route.routingKey, copy: count > 1 ? n : nil, expiration: expiration)
             }
             let progress = Progress(total: count, enabled: !options.json && isatty(STDERR_FILENO) != 0)
@@ -67,7 +67,6 @@ struct Publish: AsyncParsableCommand {
                 progress.update(done)
             }
             progress.finish()
-            messages.removeAll()
             options.print(json: [
                 "contract": prepared.contractName, "messageId": prepared.messageId, "exchange": route.exchange,
                 "routingKey": route.routingKey, "published": published.count, "seconds": published.seconds,
@@ -83,38 +82,5 @@ struct Publish: AsyncParsableCommand {
             throw ControlError(.invalidInput, "cannot read \(file)")
         }
         return data
-    }
-}
-
-/// A progress bar on standard error, redrawn at most ten times a second.
-final class Progress: @unchecked Sendable {
-    private let total: Int
-    private let enabled: Bool
-    private let lock = NSLock()
-    private var lastDraw = Date.distantPast
-    private let started = Date()
-
-    init(total: Int, enabled: Bool) {
-        self.total = total
-        self.enabled = enabled && total > 1
-    }
-
-    func update(_ done: Int) {
-        guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        guard done == total || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = now
-        let width = 30
-        let filled = total == 0 ? width : done * width / total
-        let rate = Double(done) / max(0.001, now.timeIntervalSince(started))
-        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) \(Int(rate))/s".utf8))
-    }
-
-    func finish() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
     }
 }
