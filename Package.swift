@@ -17,7 +17,7 @@ let services: [(product: String, target: String, path: String?)] = [
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
         .executable(name: "heraldctl", targets: ["HeraldCtl"]),
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
+        // What an app links to open Herald's pushes: HeraldCrypto and Foundation only.
+        .library(name: "HeraldClient", targets: ["HeraldClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -127,6 +129,11 @@ let package = Package(
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
             ],
             path: "Shared/HeraldCrypto"
+        ),
+        .target(
+            name: "HeraldClient",
+            dependencies: ["HeraldCrypto"],
+            path: "Client/HeraldClient"
         ),
         .target(
             name: "ProviderMessages",
@@ -324,6 +331,13 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "HeraldClientTests",
+            dependencies: [
+                "HeraldClient", "HeraldCrypto", "Payloads", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+            ],
+            path: "Tests/HeraldClientTests"
+        ),
+        .testTarget(
             name: "PayloadsTests",
             dependencies: [
                 "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
@@ -441,7 +455,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport",
+                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
