@@ -334,6 +334,8 @@ let package = Package(
             name: "HeraldClientTests",
             dependencies: [
                 "HeraldClient", "HeraldCrypto", "Payloads", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/HeraldClientTests"
         ),
