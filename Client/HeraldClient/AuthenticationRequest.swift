@@ -1,0 +1,19 @@
+/// A Smart ID authentication or signing request.
+public struct AuthenticationRequest: Sendable, Hashable {
+    public enum RequestType: String, Sendable, Hashable {
+        case authentication = "auth"
+        case signing = "sign"
+    }
+
+    public var type: RequestType
+    /// The request's id, to fetch and answer it.
+    public var messageId: String
+    /// Who asks (absent when the data was left out).
+    public var requestor: String?
+
+    public init(type: RequestType, messageId: String, requestor: String?) {
+        self.type = type
+        self.messageId = messageId
+        self.requestor = requestor
+    }
+}
