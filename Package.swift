@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.10.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -164,7 +165,13 @@ let package = Package(
         ),
         .target(
             name: "HeraldStorage",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Shared/HeraldStorage"
         ),
         .target(
@@ -172,6 +179,7 @@ let package = Package(
             dependencies: [
                 "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -307,7 +315,8 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox",
+                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox", "HeraldStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -368,7 +377,7 @@ let package = Package(
         .testTarget(
             name: "RegistryTests",
             dependencies: [
-                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -468,8 +477,8 @@ let package = Package(
             name: $0.target,
             dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
                 + ($0.target == "Encryption" ? ["Payloads"] : [])
-                + ($0.target == "Preferences" ? ["PreferenceRules"] : [])
-                + ($0.target == "Registration" ? ["Registry"] : [])
+                + ($0.target == "Preferences" ? ["PreferenceRules", "HeraldStorage"] : [])
+                + ($0.target == "Registration" ? ["Registry", "HeraldStorage"] : [])
                 + ($0.target == "Gateway" ? ["GatewayAPI"] : [])
                 + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
                 + ($0.target == "HMSDispatcher" ? ["HMSSender", "DispatchKit"] : [])

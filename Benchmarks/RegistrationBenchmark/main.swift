@@ -20,7 +20,7 @@ let arguments = CommandLine.arguments.dropFirst()
 let mode = arguments.first ?? "fanout"
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-registration-bench-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: directory) }
-let store = try RegistrationStore(directory: directory)
+let store = try SQLiteRegistrationStore(directory: directory)
 
 switch mode {
 case "fanout":

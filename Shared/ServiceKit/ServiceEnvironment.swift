@@ -13,6 +13,8 @@ import Messaging
 /// | `HERALD_HTTP_PORT` | the service's own port |
 /// | `HERALD_OPS_PORT` | health and metrics of a service with a public API (the gateway: 9080) |
 /// | `HERALD_DATA_DIR` | `./data` |
+/// | `HERALD_DATABASE_URL` | none: SQLite in the data directory (else `postgres://…`, for Registration and Preferences) |
+/// | `HERALD_DATABASE_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
 /// | `HERALD_LOG_LEVEL` | `info` |
 /// | `HERALD_LOG_FORMAT` | `json` (or `text`) |
 /// | `HERALD_CONFIG` | none: no apps configured |
@@ -24,6 +26,11 @@ public struct ServiceEnvironment: Sendable {
     /// `HERALD_OPS_PORT`: where a service with a public API serves health and metrics, if set.
     public var opsPort: Int?
     public var dataDirectory: URL
+    /// `HERALD_DATABASE_URL`: the PostgreSQL database of a stateful service; nil keeps its
+    /// SQLite files in `dataDirectory`.
+    public var databaseURL: String?
+    /// The database password from `HERALD_DATABASE_PASSWORD_FILE`, when set (it replaces the URL's).
+    public var databasePassword: String?
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
     public var configPath: String?
@@ -58,6 +65,10 @@ public struct ServiceEnvironment: Sendable {
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
         opsPort = try reader.parse("HERALD_OPS_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } }
         dataDirectory = URL(fileURLWithPath: reader.string("HERALD_DATA_DIR") ?? "data", isDirectory: true)
+        databaseURL = try reader.parse("HERALD_DATABASE_URL", expected: "a PostgreSQL URL, postgres://user:password@host:5432/database") {
+            $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") ? $0 : nil
+        }
+        databasePassword = try reader.string("HERALD_DATABASE_PASSWORD_FILE").map { try SecretFile.text($0, setting: "HERALD_DATABASE_PASSWORD_FILE") }
         logLevel = try reader.parse("HERALD_LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical") { Logger.Level(rawValue: $0.lowercased()) } ?? .info
         logFormat = try reader.parse("HERALD_LOG_FORMAT", expected: "json or text") { LogFormat(rawValue: $0.lowercased()) } ?? .json
         configPath = reader.string("HERALD_CONFIG")

@@ -121,11 +121,11 @@ public final class ServiceRuntime: Sendable {
     /// shutdown, 2 for a configuration error, 1 for any other failure.
     public static func main(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true,
-        setUp: (ServiceRuntime) throws -> ServiceParts = { _ in ServiceParts() }
+        setUp: (ServiceRuntime) async throws -> ServiceParts = { _ in ServiceParts() }
     ) async -> Never {
         do {
             let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker)
-            let parts = try setUp(runtime)
+            let parts = try await setUp(runtime)
             try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
             exit(0)
         } catch let error as ConfigurationError {

@@ -81,7 +81,7 @@ struct CommandForwardingTests {
         let unknown = await gateway.send("GET", "/v1/apps/{app}/events/ev-1")
         #expect(unknown.status == 404 && (unknown.json["detail"] as? String)?.contains("no record of event ev-1") == true, "\(unknown.json)")
         // The registry the fixture's command server reads, as herald-registration's outcome stage writes it.
-        let store = try RegistrationStore(directory: gateway.directory)
+        let store = try SQLiteRegistrationStore(directory: gateway.directory)
         try await store.markProcessed(app: gateway.app, eventId: "ev-1")
         try await store.record([
             Outcome(deliveryId: "d1", eventId: "ev-1", app: gateway.app, status: .retrying, reason: "UNAVAILABLE", at: Date(timeIntervalSince1970: 1)),
@@ -112,7 +112,7 @@ struct CommandForwardingTests {
 
     @Test func theStatusKeepsProviderAndOAuthTextOutButHeraldsOwnReasonsIn() async throws {
         let gateway = try await GatewayFixture()
-        let store = try RegistrationStore(directory: gateway.directory)
+        let store = try SQLiteRegistrationStore(directory: gateway.directory)
         try await store.markProcessed(app: gateway.app, eventId: "ev-2")
         let at = Date(timeIntervalSince1970: 5)
         try await store.record([

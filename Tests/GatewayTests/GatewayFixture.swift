@@ -89,7 +89,7 @@ final class GatewayFixture: Sendable {
             apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
-        let registration = RegistrationCommands(store: try RegistrationStore(directory: directory))
+        let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))
         let preferences = PreferenceCommands(store: try PreferenceStore(directory: directory))
         let services: [any Service] = amqpURL == TestBroker.urlString && commandServers ? [
             CommandServer(queue: commandQueues[0], runtime: runtime, handler: registration.handle),

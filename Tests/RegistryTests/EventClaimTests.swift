@@ -1,25 +1,29 @@
 import Foundation
+import HeraldStorage
+import HeraldTestSupport
 import Registry
 import Testing
 
 /// Claiming events before fanning them out: one claim per event however many copies are
-/// handled at once, on a real SQLite file.
+/// handled at once, on each backend.
 @Suite("Event claims")
 struct EventClaimTests {
-    typealias Key = RegistrationStore.EventKey
+    typealias Key = EventKey
 
-    @Test func twoCopiesOfAnEventInOneBatchAreClaimedOnce() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    @Test(arguments: StoreBackend.available)
+    func twoCopiesOfAnEventInOneBatchAreClaimedOnce(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let claims = try await store.claim([Key(app: "a", eventId: "e1"), Key(app: "a", eventId: "e1"), Key(app: "b", eventId: "e1")])
         #expect(claims == [.claimed, .inFlight, .claimed])
     }
 
-    @Test func copiesClaimedConcurrentlyFanOutOnce() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    @Test(arguments: StoreBackend.available)
+    func copiesClaimedConcurrentlyFanOutOnce(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keys = (0..<200).map { Key(app: "a", eventId: "e\($0)") }
-        let claims = try await withThrowingTaskGroup(of: [RegistrationStore.Claim].self) { group in
+        let claims = try await withThrowingTaskGroup(of: [EventClaim].self) { group in
             for _ in 0..<4 { group.addTask { try await store.claim(keys) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -28,8 +32,9 @@ struct EventClaimTests {
         }
     }
 
-    @Test func aProcessedEventIsNotClaimedAgain() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    @Test(arguments: StoreBackend.available)
+    func aProcessedEventIsNotClaimedAgain(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = Key(app: "a", eventId: "e1")
         _ = try await store.claim([key])
@@ -39,22 +44,82 @@ struct EventClaimTests {
         #expect(try await store.claim([key]) == [.processed])
     }
 
-    @Test func aReleasedClaimIsClaimedAgain() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    @Test(arguments: StoreBackend.available)
+    func aReleasedClaimIsClaimedAgain(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = Key(app: "a", eventId: "e1")
         #expect(try await store.claim([key]) == [.claimed])
         #expect(try await store.claim([key]) == [.inFlight])
-        store.release([key])
+        await store.release([key])
         #expect(try await store.claim([key]) == [.claimed])
     }
 
-    @Test func aClaimLeftByAProcessThatDiedIsTakenOver() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    /// One process owns a SQLite file: a claim it does not hold was left by one that died.
+    @Test func aClaimLeftByAProcessThatDiedIsTakenOverAtOnceInSQLite() async throws {
+        let (store, directory) = try await RegistrySamples.store(.sqlite)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = Key(app: "a", eventId: "e1")
         #expect(try await store.claim([key]) == [.claimed])
-        let restarted = try RegistrationStore(directory: directory)
+        let restarted = try SQLiteRegistrationStore(directory: directory)
         #expect(try await restarted.claim([key]) == [.claimed])
+    }
+}
+
+/// Replicas of Registration on one PostgreSQL database: an event is fanned out by one of them
+/// at a time, a released claim is free at once, a dead replica's claim after its lease.
+@Suite("Event claims across replicas", .enabled(if: TestDatabase.shouldRun, "needs PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL"))
+struct ReplicaEventClaimTests {
+    typealias Key = EventKey
+
+    /// `count` replicas' stores on one new database.
+    static func replicas(_ count: Int) async throws -> [PostgresRegistrationStore] {
+        let url = try await TestDatabase.freshURL()
+        var stores: [PostgresRegistrationStore] = []
+        for _ in 0..<count {
+            stores.append(try await PostgresRegistrationStore(database: PostgresPool.open(url, logger: .init(label: "test"), maximumConnections: 4)))
+        }
+        return stores
+    }
+
+    @Test func aCopyAnotherReplicaHoldsIsHeldElsewhereUntilThatReplicaFinishes() async throws {
+        let stores = try await Self.replicas(2)
+        let key = Key(app: "a", eventId: "e1")
+        #expect(try await stores[0].claim([key]) == [.claimed])
+        #expect(try await stores[1].claim([key]) == [.heldElsewhere])
+        try await stores[0].markProcessed([key])
+        #expect(try await stores[1].claim([key]) == [.processed])
+    }
+
+    @Test func aClaimReleasedByOneReplicaIsClaimedByAnotherAtOnce() async throws {
+        let stores = try await Self.replicas(2)
+        let key = Key(app: "a", eventId: "e1")
+        #expect(try await stores[0].claim([key]) == [.claimed])
+        await stores[0].release([key])
+        #expect(try await stores[1].claim([key]) == [.claimed])
+    }
+
+    @Test func aDeadReplicasClaimIsTakenOverOnceItsLeaseHasRunOut() async throws {
+        let stores = try await Self.replicas(2)
+        let key = Key(app: "a", eventId: "e1")
+        let now = Date()
+        #expect(try await stores[0].claim([key], now: now) == [.claimed])
+        #expect(try await stores[1].claim([key], now: now.addingTimeInterval(stores[1].claimLease - 1)) == [.heldElsewhere])
+        #expect(try await stores[1].claim([key], now: now.addingTimeInterval(stores[1].claimLease + 1)) == [.claimed])
+        // The first replica, come back, finds the claim no longer its own.
+        #expect(try await stores[0].claim([key], now: now.addingTimeInterval(stores[1].claimLease + 2)) == [.heldElsewhere])
+    }
+
+    @Test func fourReplicasClaimingTheSameEventsAtOnceClaimEachOnce() async throws {
+        let stores = try await Self.replicas(4)
+        let keys = (0..<200).map { Key(app: "a", eventId: "e\($0)") }
+        let claims = try await withThrowingTaskGroup(of: [EventClaim].self) { group in
+            for store in stores { group.addTask { try await store.claim(keys) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for index in keys.indices {
+            #expect(claims.filter { $0[index] == .claimed }.count == 1, "\(keys[index].eventId)")
+            #expect(claims.allSatisfy { [.claimed, .heldElsewhere].contains($0[index]) })
+        }
     }
 }

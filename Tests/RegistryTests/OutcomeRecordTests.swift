@@ -15,8 +15,9 @@ struct OutcomeRecordTests {
                 at: Date(timeIntervalSince1970: 1_800_000_000 + seconds))
     }
 
-    @Test func eachDeliveryKeepsItsLatestOutcomeWhateverOrderTheyArriveIn() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func eachDeliveryKeepsItsLatestOutcomeWhateverOrderTheyArriveIn(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.record([Self.outcome("d1", .retrying, at: 1, reason: "UNAVAILABLE")])
         try await store.record([Self.outcome("d1", .delivered, at: 3), Self.outcome("d2", .revoked, at: 2)])
@@ -31,8 +32,9 @@ struct OutcomeRecordTests {
         #expect(status.resolved == false)
     }
 
-    @Test func anUnknownEventHasNoStatusAndAResolvedOneWithoutOutcomesHasAnEmptyOne() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func anUnknownEventHasNoStatusAndAResolvedOneWithoutOutcomesHasAnEmptyOne(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(try await store.eventStatus(app: "a", eventId: "nope") == nil)
         try await store.markProcessed(app: "a", eventId: "ev-3")
@@ -40,8 +42,9 @@ struct OutcomeRecordTests {
         #expect(try await store.eventStatus(app: "b", eventId: "ev-3") == nil)
     }
 
-    @Test func outcomesOlderThanTheirWindowArePruned() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func outcomesOlderThanTheirWindowArePruned(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.record([Self.outcome("old", .delivered, at: 0), Self.outcome("new", .delivered, at: 100)])
         let pruned = try await store.prune(now: Date(timeIntervalSince1970: 1_800_000_050), window: 3600, auditWindow: 3600, outcomeWindow: 10)
@@ -52,8 +55,9 @@ struct OutcomeRecordTests {
 
 @Suite("Recording outcomes from the broker", .enabled(if: TestBroker.shouldRun))
 struct OutcomeRecordingStageTests {
-    @Test func everyOutcomePublishedToTheExchangeIsRecorded() async throws {
-        let (store, directory) = try RegistrySamples.store()
+    @Test(arguments: StoreBackend.available)
+    func everyOutcomePublishedToTheExchangeIsRecorded(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let harness = try StageHarness("outcomes", exchanges: ["outcomes": .topic], queues: [:])
         let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["outcomes"]!, outcomes: harness.exchanges["outcomes"]!)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldTestSupport
 import Registry
 import Testing
 
@@ -10,8 +11,9 @@ import Testing
 struct RegistrationSemanticsTests {
     typealias S = RegistrySamples
 
-    @Test func registeringIsAnUpsertWhereTheLastWriteWinsAndTheCreationTimeStays() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func registeringIsAnUpsertWhereTheLastWriteWinsAndTheCreationTimeStays(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try await store.register(app: "a", S.device("d1", token: "t1"), now: Date(timeIntervalSince1970: 1000))
         var changed = S.device("d1", token: "t2")
@@ -23,8 +25,9 @@ struct RegistrationSemanticsTests {
         #expect(stored.createdAt == Date(timeIntervalSince1970: 1000))
     }
 
-    @Test func aDeviceRegisteredForAnotherUserMovesToThatUser() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aDeviceRegisteredForAnotherUserMovesToThatUser(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", user: "u1"))
         try await store.register(app: "a", S.device("d1", user: "u2"))
@@ -32,8 +35,9 @@ struct RegistrationSemanticsTests {
         #expect(try await store.targets(app: "a", users: ["u2"]).map(\.id) == ["d1"])
     }
 
-    @Test func aTokenRegisteredUnderANewDeviceIdMovesThere() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aTokenRegisteredUnderANewDeviceIdMovesThere(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("old", token: "shared"))
         try await store.register(app: "b", S.device("other-app", token: "shared"))
@@ -43,8 +47,9 @@ struct RegistrationSemanticsTests {
         #expect(try await store.device(app: "b", deviceId: "other-app") != nil, "another app's device keeps its token")
     }
 
-    @Test func unregisteringWithAUserIdRemovesOnlyThatUsersDevice() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func unregisteringWithAUserIdRemovesOnlyThatUsersDevice(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", user: "u1"))
         let refused = try await store.unregister(app: "a", deviceId: "d1", userId: "u2")
@@ -55,16 +60,18 @@ struct RegistrationSemanticsTests {
         #expect(try await store.device(app: "a", deviceId: "d1") == nil)
     }
 
-    @Test func unregisteringWithoutAUserIdRemovesTheDevice() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func unregisteringWithoutAUserIdRemovesTheDevice(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", user: "u1"))
         #expect(try await store.unregister(app: "a", deviceId: "d1", userId: nil).removed)
         #expect(try await store.unregister(app: "a", deviceId: "d1", userId: nil).detail == "no device d1")
     }
 
-    @Test func aSmartIDDeviceRegistersItsFullListOfProfileIdsReplacingTheOldOne() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aSmartIDDeviceRegistersItsFullListOfProfileIdsReplacingTheOldOne(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p1", "p2"]))
@@ -74,8 +81,9 @@ struct RegistrationSemanticsTests {
         #expect(try await store.device(app: "sid", deviceId: "fcm-token-1")?.registration.pushIds == ["p2", "p3"])
     }
 
-    @Test func keysAreValidatedOnRegistrationWithTheFieldNamed() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func keysAreValidatedOnRegistrationWithTheFieldNamed(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         var wrongCurve = S.device("d1")
@@ -99,8 +107,9 @@ struct RegistrationSemanticsTests {
         #expect(try await store.device(app: "a", deviceId: "d1") == nil, "nothing was stored for a refused key")
     }
 
-    @Test func aSponseeNeedsType3Or4AndAnFCMTokenForType4() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aSponseeNeedsType3Or4AndAnFCMTokenForType4(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 5, value: "x")) }
@@ -108,8 +117,9 @@ struct RegistrationSemanticsTests {
         #expect(try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "FCM:tok")).sponsee == Sponsee(sponseeId: "s1", type: 4, value: "FCM:tok"))
     }
 
-    @Test func aRevocationRemovesTheDeviceAndKeepsAnAuditRow() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aRevocationRemovesTheDeviceAndKeepsAnAuditRow(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", token: "dead"), now: Date(timeIntervalSince1970: 1000))
         let result = try await store.revoke(TokenRevoked(app: "a", platform: .fcm, token: "dead", reason: "UNREGISTERED", failedSendAt: Date(timeIntervalSince1970: 2000)))
@@ -119,8 +129,9 @@ struct RegistrationSemanticsTests {
         #expect(audit.count == 1 && audit[0].reason == "UNREGISTERED" && audit[0].result == "removed")
     }
 
-    @Test func aRevocationDoesNotRemoveARegistrationRenewedAfterTheFailedSend() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func aRevocationDoesNotRemoveARegistrationRenewedAfterTheFailedSend(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", token: "t"), now: Date(timeIntervalSince1970: 3000))
         let result = try await store.revoke(TokenRevoked(app: "a", platform: .fcm, token: "t", reason: "UNREGISTERED", failedSendAt: Date(timeIntervalSince1970: 2000)))
@@ -129,8 +140,9 @@ struct RegistrationSemanticsTests {
         #expect(try await store.revocations(app: "a", token: "t").first?.result.hasPrefix("kept") == true)
     }
 
-    @Test func pruningForgetsProcessedEventsAfterTheWindow() async throws {
-        let (store, directory) = try S.store()
+    @Test(arguments: StoreBackend.available)
+    func pruningForgetsProcessedEventsAfterTheWindow(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.markProcessed(app: "a", eventId: "old", at: Date(timeIntervalSince1970: 0))
         try await store.markProcessed(app: "a", eventId: "new", at: Date(timeIntervalSince1970: 90_000))

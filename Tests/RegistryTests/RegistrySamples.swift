@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldTestSupport
 import Registry
 
 enum RegistrySamples {
@@ -9,9 +10,13 @@ enum RegistrySamples {
         FileManager.default.temporaryDirectory.appendingPathComponent("herald-registration-\(UUID().uuidString)")
     }
 
-    static func store() throws -> (RegistrationStore, URL) {
+    /// A new, empty store of `backend` (SQLite in a new directory, PostgreSQL in a new database).
+    static func store(_ backend: StoreBackend = .sqlite) async throws -> (any RegistrationStore, URL) {
         let directory = temporaryDirectory()
-        return (try RegistrationStore(directory: directory), directory)
+        switch backend {
+        case .sqlite: return (try SQLiteRegistrationStore(directory: directory), directory)
+        case .postgres: return (try await PostgresRegistrationStore(database: TestDatabase.fresh()), directory)
+        }
     }
 
     static func device(_ id: String, user: String? = "u1", token: String? = nil, pushIds: [String] = [], platform: Platform = .fcm, key: DeviceKey? = nil) -> DeviceRegistration {

@@ -8,13 +8,14 @@ import Testing
 @Suite("Resolution query plans")
 struct ResolutionQueryPlanTests {
     @Test func devicesListeningToAPushIdAreFoundThroughThePushIdIndexNotAScanOfTheApp() async throws {
-        let (store, directory) = try RegistrySamples.store()
+        let directory = RegistrySamples.temporaryDirectory()
+        let store = try SQLiteRegistrationStore(directory: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         for n in 0..<50 {
             try await store.register(app: "demo", RegistrySamples.device("d\(n)", pushIds: ["p\(n)"]))
         }
         let plan = try await store.database.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + RegistrationStore.deviceIdsByPushIdSQL(count: 2), arguments: ["demo", "p1", "p2"])
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteRegistrationStore.deviceIdsByPushIdSQL(count: 2), arguments: ["demo", "p1", "p2"])
                 .map { $0["detail"] as String }.joined(separator: "; ")
         }
         #expect(plan.contains("pushId=?"), "\(plan)")

@@ -12,12 +12,12 @@ struct ResolutionTests {
     typealias S = RegistrySamples
 
     struct Fixture {
-        let store: RegistrationStore
+        let store: any RegistrationStore
         let directory: URL
         let harness: StageHarness
 
-        init() throws {
-            (store, directory) = try S.store()
+        init(_ backend: StoreBackend) async throws {
+            (store, directory) = try await S.store(backend)
             harness = try StageHarness(
                 "registration", exchanges: ["deliveries": .topic, "outcomes": .topic],
                 queues: ["resolved": ("deliveries", "resolved"), "outcomes": ("outcomes", "#")])
@@ -34,8 +34,9 @@ struct ResolutionTests {
         try await collector.inbox.messages.map { try $0.decode(Delivery.self) }
     }
 
-    @Test func eachAudienceFormResolvesToItsDevicesWithDeterministicIds() async throws {
-        let fixture = try Fixture()
+    @Test(arguments: StoreBackend.available)
+    func eachAudienceFormResolvesToItsDevicesWithDeterministicIds(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
         let store = fixture.store
         try await store.register(app: "demo", S.device("u1-a", user: "u1"))
         try await store.register(app: "demo", S.device("u1-b", user: "u1", key: S.deviceKey))
@@ -70,8 +71,9 @@ struct ResolutionTests {
         }
     }
 
-    @Test func anEventIdSeenBeforeIsAcknowledgedWithoutPublishingAgain() async throws {
-        let fixture = try Fixture()
+    @Test(arguments: StoreBackend.available)
+    func anEventIdSeenBeforeIsAcknowledgedWithoutPublishingAgain(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
         try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
         let event = S.event("once", audience: .users(["u1"]))
         try await fixture.run { collectors in
@@ -86,8 +88,9 @@ struct ResolutionTests {
         }
     }
 
-    @Test func copiesOfAnEventPublishedTogetherFanOutOnce() async throws {
-        let fixture = try Fixture()
+    @Test(arguments: StoreBackend.available)
+    func copiesOfAnEventPublishedTogetherFanOutOnce(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
         try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
         let event = S.event("twice", audience: .users(["u1"]))
         try await fixture.run { collectors in
@@ -99,8 +102,9 @@ struct ResolutionTests {
         }
     }
 
-    @Test func anEventWithNoDeviceYieldsANoAudienceOutcome() async throws {
-        let fixture = try Fixture()
+    @Test(arguments: StoreBackend.available)
+    func anEventWithNoDeviceYieldsANoAudienceOutcome(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
         try await fixture.run { collectors in
             try await fixture.harness.publish(S.event("lonely", audience: .users(["nobody"])))
             try await collectors[1].inbox.waitUntil("the outcome") { $0.count == 1 }
@@ -110,8 +114,9 @@ struct ResolutionTests {
         }
     }
 
-    @Test func aFanOutTo10000UsersWithTwoDevicesEachPublishesEveryDelivery() async throws {
-        let fixture = try Fixture()
+    @Test(arguments: StoreBackend.available)
+    func aFanOutTo10000UsersWithTwoDevicesEachPublishesEveryDelivery(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
         for n in 0..<10_000 {
             try await fixture.store.register(app: "demo", S.device("d\(n)-a", user: "u\(n)"))
             try await fixture.store.register(app: "demo", S.device("d\(n)-b", user: "u\(n)"))

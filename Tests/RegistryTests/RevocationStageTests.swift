@@ -11,7 +11,7 @@ struct RevocationStageTests {
     typealias S = RegistrySamples
 
     @Test func aRevocationRemovesTheDeviceOrKeepsARenewedOneAndEmitsAnOutcome() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         let sent = Date()
         try await store.register(app: "a", S.device("stale", token: "dead-1"), now: sent.addingTimeInterval(-60))

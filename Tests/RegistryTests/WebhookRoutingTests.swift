@@ -15,7 +15,7 @@ import Testing
     ])
 
     @Test func everyDeliveryOfAWebhookModeAppGoesToTheWebhookNamingItsDevice() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm", key: S.deviceKey))
         try await store.register(app: "chat", S.device("bob-tablet", user: "bob", token: "bob-hms", platform: .hms))
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func aTypeThreeSponseeGoesToTheSponsorsEndpointWithItsDetailsAndATypeFourOneToFCM() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func aDirectModeAppsDevicesArePushed() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "sponsor", S.device("d1", user: "u1", token: "t1"))
         let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["u1"])))
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aGoneEndpointRemovesTheSponseeUntilItRegistersAgain() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "details"), now: Date(timeIntervalSince1970: 1000))
         let gone = TokenRevoked(app: "sponsor", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "sponsee:s3", failedSendAt: Date(timeIntervalSince1970: 2000))
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aGoneEndpointRemovesTheDeviceOfAWebhookModeApp() async throws {
-        let (store, directory) = try S.store()
+        let (store, directory) = try await S.store()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"), now: Date(timeIntervalSince1970: 1000))
         let gone = TokenRevoked(app: "chat", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "bob-phone", failedSendAt: Date(timeIntervalSince1970: 2000))

@@ -20,7 +20,7 @@ extension ServiceProcesses {
             defer { try? FileManager.default.removeItem(at: data) }
             let app = "fanout-\(UUID().uuidString.prefix(6))"
             do {
-                let store = try RegistrationStore(directory: data)
+                let store = try SQLiteRegistrationStore(directory: data)
                 for n in 0..<10_000 {
                     for suffix in ["a", "b"] {
                         try await store.register(app: app, DeviceRegistration(deviceId: "d\(n)-\(suffix)", platform: .fcm, token: "t\(n)-\(suffix)", os: .android, userId: "u\(n)"))

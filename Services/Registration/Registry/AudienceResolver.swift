@@ -8,11 +8,11 @@ import ServiceKit
 /// with the address's key attached. The deliveries of an app in webhook mode, and of type-3
 /// sponsees, are routed to the webhook dispatcher (see `forwarded`).
 public struct AudienceResolver: Sendable {
-    let store: RegistrationStore
+    let store: any RegistrationStore
     /// Apps whose every delivery is forwarded to their webhook.
     let webhookApps: Set<String>
 
-    public init(store: RegistrationStore, apps: AppsConfiguration = AppsConfiguration()) {
+    public init(store: any RegistrationStore, apps: AppsConfiguration = AppsConfiguration()) {
         self.store = store
         webhookApps = Set(apps.apps.filter { $0.value.delivery.mode == .webhook }.keys)
     }
@@ -27,29 +27,47 @@ public struct AudienceResolver: Sendable {
         try await recipients(of: [event])[0]
     }
 
-    /// The recipients of each of `events`, looked up on one read transaction.
+    /// The recipients of each of `events`, from one lookup of the store for the whole batch.
     public func recipients(of events: [NotificationEvent]) async throws -> [[Recipient]] {
-        try await store.lookUp { lookup in try events.map { try recipients(of: $0, lookup) } }
+        var lookup = AudienceLookup()
+        for event in events { Self.add(event, to: &lookup) }
+        let directory = lookup.isEmpty ? AudienceDirectory() : try await store.lookUp(lookup)
+        return events.map { recipients(of: $0, directory) }
     }
 
-    private func recipients(of event: NotificationEvent, _ lookup: RegistrationStore.Lookup) throws -> [Recipient] {
+    /// What `event`'s audience needs looked up.
+    static func add(_ event: NotificationEvent, to lookup: inout AudienceLookup) {
+        let app = event.app
+        switch event.audience {
+        case .users(let users): lookup.users[app, default: []].formUnion(users)
+        case .pushIds(let pushIds): lookup.pushIds[app, default: []].formUnion(pushIds)
+        case .devices(let ids): lookup.deviceIds[app, default: []].formUnion(ids)
+        case .tokens: break
+        case .emailAddressId(let addressId):
+            lookup.addresses[app, default: []].insert(addressId)
+            // The owner named by the event, for an address without a registered key.
+            if let owner = event.context["owner"] { lookup.users[app, default: []].insert(owner) }
+        }
+    }
+
+    private func recipients(of event: NotificationEvent, _ directory: AudienceDirectory) -> [Recipient] {
         let app = event.app
         var recipients: [Recipient]
         switch event.audience {
         case .users(let users):
-            let devices = try lookup.targets(app: app, users: users)
-            let sponsees = try lookup.sponsees(app: app, ids: users)
+            let devices = users.flatMap { directory.devices(app: app, user: $0) }
+            let sponsees = users.compactMap { directory.sponsee(app: app, id: $0) }
             recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap(Self.target).map { Recipient(device: $0) }
         case .pushIds(let pushIds):
-            recipients = try lookup.targets(app: app, pushIds: pushIds).map { Recipient(device: $0) }
+            recipients = pushIds.flatMap { directory.devices(app: app, pushId: $0) }.map { Recipient(device: $0) }
         case .devices(let ids):
-            recipients = try lookup.targets(app: app, ids: ids).map { Recipient(device: $0) }
+            recipients = ids.compactMap { directory.device(app: app, id: $0) }.map { Recipient(device: $0) }
         case .tokens(let tokens):
             recipients = tokens.map { Recipient(device: Self.direct($0)) }
         case .emailAddressId(let addressId):
-            let registered = try lookup.addressKey(app: app, emailAddressId: addressId)
+            let registered = directory.addressKey(app: app, emailAddressId: addressId)
             guard let owner = registered?.owner ?? event.context["owner"] else { return [] }
-            recipients = try lookup.targets(app: app, users: [owner]).map { Recipient(device: $0, addressKey: registered?.key) }
+            recipients = directory.devices(app: app, user: owner).map { Recipient(device: $0, addressKey: registered?.key) }
         }
         var seen = Set<String>()
         recipients = recipients.filter { seen.insert($0.device.id).inserted }

@@ -7,9 +7,9 @@ import ServiceKit
 /// Answers the gateway's registration commands from the store, validating ids and keys with
 /// errors that name the field.
 public struct RegistrationCommands: Sendable {
-    let store: RegistrationStore
+    let store: any RegistrationStore
 
-    public init(store: RegistrationStore) {
+    public init(store: any RegistrationStore) {
         self.store = store
     }
 

@@ -5,14 +5,14 @@ import ServiceLifecycle
 /// Forgets processed event ids after the deduplication window, revocation audit rows and
 /// delivery outcomes after theirs, once at start and then every `interval`.
 public struct RegistrationPruner: Service {
-    let store: RegistrationStore
+    let store: any RegistrationStore
     let window: TimeInterval
     let auditWindow: TimeInterval
     let outcomeWindow: TimeInterval
     let interval: Duration
     let logger: Logger
 
-    public init(store: RegistrationStore, window: TimeInterval = 24 * 3600, auditWindow: TimeInterval = 30 * 24 * 3600, outcomeWindow: TimeInterval = 7 * 24 * 3600, interval: Duration = .seconds(3600), logger: Logger) {
+    public init(store: any RegistrationStore, window: TimeInterval = 24 * 3600, auditWindow: TimeInterval = 30 * 24 * 3600, outcomeWindow: TimeInterval = 7 * 24 * 3600, interval: Duration = .seconds(3600), logger: Logger) {
         self.store = store
         self.window = window
         self.auditWindow = auditWindow

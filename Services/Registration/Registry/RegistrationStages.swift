@@ -25,7 +25,7 @@ public enum RegistrationStages {
     /// processed in one transaction once its deliveries are confirmed, so a crash in between
     /// redelivers the events and repeats the same ids.
     public static func resolving(
-        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
+        runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
         batchesInFlight: Int = 1
     ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: runtime.apps)
@@ -33,16 +33,17 @@ public enum RegistrationStages {
         let repeated = Counter(label: "herald_registration_events_total", dimensions: [("result", "repeated")])
         let empty = Counter(label: "herald_registration_events_total", dimensions: [("result", "no_audience")])
         let fannedOut = Counter(label: "herald_registration_events_total", dimensions: [("result", "resolved")])
-        let keys: @Sendable ([NotificationEvent]) -> [RegistrationStore.EventKey] = { $0.map { .init(app: $0.app, eventId: $0.id) } }
+        let keys: @Sendable ([NotificationEvent]) -> [EventKey] = { $0.map { .init(app: $0.app, eventId: $0.id) } }
         return Stage(
             "registration.events", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, batchesInFlight: batchesInFlight, runtime: runtime,
             committed: { events in try await store.markProcessed(keys(events)) },
-            released: { events in store.release(keys(events)) }
+            released: { events in await store.release(keys(events)) }
         ) { events in
-            let claims = try await store.claim(keys(events))
+            var claims = try await store.claim(keys(events))
             var outputs: [[Emission]?] = []
             outputs.reserveCapacity(events.count)
             do {
+                claims = try await settle(claims, keys(events), store: store)
                 let claimed = zip(events, claims).filter { $0.1 == .claimed }.map(\.0)
                 let audiences = try await resolver.recipients(of: claimed)
                 var next = audiences.startIndex
@@ -58,11 +59,32 @@ public enum RegistrationStages {
                 }
             } catch {
                 // The stage releases only after the handler returned: these claims are ours to end.
-                store.release(zip(keys(events), claims).filter { $0.1 == .claimed }.map(\.0))
+                await store.release(zip(keys(events), claims).filter { $0.1 == .claimed }.map(\.0))
                 throw error
             }
             return outputs
         }
+    }
+
+    /// How long a batch waits for events another replica holds before giving up (the batch
+    /// then goes back to the broker): past the claim lease, after which a dead replica's
+    /// claims are taken over.
+    static let heldElsewhereWait: Duration = .seconds(45)
+
+    /// Asks again, every 100 ms, for the events another replica is fanning out, until each is
+    /// processed (that replica finished) or ours (it released the claim, or died and its
+    /// claim expired).
+    static func settle(_ claims: [EventClaim], _ keys: [EventKey], store: any RegistrationStore) async throws -> [EventClaim] {
+        var claims = claims
+        let deadline = ContinuousClock.now + heldElsewhereWait
+        while case let held = claims.indices.filter({ claims[$0] == .heldElsewhere }), !held.isEmpty {
+            guard ContinuousClock.now < deadline else {
+                throw StorageWaitError("\(held.count) events stayed claimed by another replica for \(heldElsewhereWait)")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            for (index, claim) in zip(held, try await store.claim(held.map { keys[$0] })) { claims[index] = claim }
+        }
+        return claims
     }
 
     /// One delivery per device of the event's audience, or the `no audience` outcome.
@@ -112,7 +134,7 @@ public enum RegistrationStages {
 
     /// Consumes token revocations: removes the device unless it registered again after the
     /// failed send, keeps an audit row, and emits an outcome.
-    public static func revoking(runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
+    public static func revoking(runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
         Stage("registration.revocations", consuming: routes.input, prefetch: 32, runtime: runtime) { revocation in
             let result = try await store.revoke(revocation)
             let reason: String
@@ -137,7 +159,7 @@ public enum RegistrationStages {
     /// Outcomes are recorded in batches of up to `batchSize` messages, one transaction each,
     /// one batch at a time: what arrives while a batch is written is the next batch.
     public static func recordingOutcomes(
-        runtime: ServiceRuntime, store: RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
+        runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
         batchesInFlight: Int = 1
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")

@@ -1,0 +1,475 @@
+import Foundation
+import HeraldModel
+import HeraldStorage
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The registry in PostgreSQL, for several `herald-registration` replicas on one database.
+/// The same tables as the SQLite store; what SQLite gets from one process owning the file
+/// comes here from the database: a token's device is a unique index, a device's user its
+/// primary key (the last registration wins), and an event's claim names the replica that
+/// holds it, which a replica takes over only once the claim is older than `claimLease`
+/// (its holder died).
+public final class PostgresRegistrationStore: RegistrationStore {
+    let database: PostgresPool
+    /// This process, as claims name it.
+    let instance = UUID().uuidString
+    /// How long a claim holds against other replicas: a fan-out takes well under a second; a
+    /// claim this old was left by a replica that died, and its events are redelivered.
+    public let claimLease: TimeInterval
+    /// The events this process has claimed and not yet marked processed or released.
+    private let inFlight = Mutex<Set<EventKey>>([])
+    private var logger: Logger { database.logger }
+
+    /// Migrates the database (once across replicas) and opens the store on it.
+    public init(database: PostgresPool, claimLease: TimeInterval = 30) async throws {
+        self.database = database
+        self.claimLease = claimLease
+        try await database.migrate(scope: "registration", Self.migrations)
+    }
+
+    // MARK: Devices
+
+    public func register(app: String, _ r: DeviceRegistration, now: Date) async throws -> DeviceRecord {
+        let logger = logger
+        return try await database.client.withTransaction(logger: logger) { db in
+            // Registrations of one token take turns, so two replicas cannot both keep it.
+            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(r.token)))", logger: logger)
+            try await db.query("""
+                DELETE FROM pushIds WHERE app = \(app) AND deviceId IN (SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId))
+                """, logger: logger)
+            try await db.query("DELETE FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId)", logger: logger)
+            let rows = try await db.query("""
+                INSERT INTO devices (app, deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
+                VALUES (\(app), \(r.deviceId), \(r.platform.rawValue), \(r.token), \(r.os.rawValue), \(r.userId), \(r.locale),
+                        \(r.key?.keyId), \(r.key?.p256dh), \(r.key?.auth), \(now), \(now), \(now))
+                ON CONFLICT (app, deviceId) DO UPDATE SET platform = excluded.platform, token = excluded.token, os = excluded.os,
+                    userId = excluded.userId, locale = excluded.locale, keyId = excluded.keyId, p256dh = excluded.p256dh,
+                    auth = excluded.auth, updatedAt = excluded.updatedAt, lastSeenAt = excluded.lastSeenAt
+                RETURNING createdAt
+                """, logger: logger)
+            var createdAt = now
+            for try await stored in rows.decode(Date.self) { createdAt = stored }
+            try await db.query("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(r.deviceId)", logger: logger)
+            let pushIds = Set(r.pushIds).sorted()
+            if !pushIds.isEmpty {
+                try await db.query("""
+                    INSERT INTO pushIds (app, deviceId, pushId) SELECT \(app), \(r.deviceId), unnest(\(pushIds)::text[]) ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            return DeviceRecord(registration: r, createdAt: createdAt, updatedAt: now, lastSeenAt: now)
+        }
+    }
+
+    public func device(app: String, deviceId: String) async throws -> DeviceRecord? {
+        let rows = try await database.client.query("""
+            SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt
+            FROM devices WHERE app = \(app) AND deviceId = \(deviceId)
+            """, logger: logger)
+        var record: DeviceRecord?
+        for try await (id, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
+            in rows.decode((String, String, String, String, String?, String?, String?, String?, String?, Date, Date, Date).self) {
+            var pushIds: [String] = []
+            for try await pushId in try await database.client.query(
+                "SELECT pushId FROM pushIds WHERE app = \(app) AND deviceId = \(id) ORDER BY pushId", logger: logger).decode(String.self) {
+                pushIds.append(pushId)
+            }
+            let key = keyId.map { DeviceKey(keyId: $0, p256dh: p256dh ?? "", auth: auth ?? "") }
+            let registration = DeviceRegistration(
+                deviceId: id, platform: Platform(rawValue: platform) ?? .fcm, token: token, os: DeviceOS(rawValue: os) ?? .other,
+                userId: userId, pushIds: pushIds, locale: locale, key: key)
+            record = DeviceRecord(registration: registration, createdAt: createdAt, updatedAt: updatedAt, lastSeenAt: lastSeenAt)
+        }
+        return record
+    }
+
+    public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
+        let logger = logger
+        return try await database.client.withTransaction(logger: logger) { db in
+            var found = false
+            var owner: String?
+            for try await current in try await db.query(
+                "SELECT userId FROM devices WHERE app = \(app) AND deviceId = \(deviceId) FOR UPDATE", logger: logger).decode(String?.self) {
+                found = true
+                owner = current
+            }
+            guard found else { return Unregistration(result: .noDevice, detail: "no device \(deviceId)") }
+            if let userId, owner != userId {
+                return Unregistration(
+                    result: .anotherUsers,
+                    detail: "device \(deviceId) belongs to \(owner == nil ? "no user" : "another user"), not \(userId): nothing changed")
+            }
+            try await Self.delete(db, app: app, deviceId: deviceId, logger: logger)
+            return Unregistration(result: .removed, detail: "removed")
+        }
+    }
+
+    private static func delete(_ db: PostgresConnection, app: String, deviceId: String, logger: Logger) async throws {
+        try await db.query("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
+        try await db.query("DELETE FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
+    }
+
+    // MARK: Resolution
+
+    /// Answers a batch's lookup on one connection: per app, the address keys (their owners
+    /// join the users), the users' devices and sponsees, the push ids' device ids, then the
+    /// devices asked for by id; each a single query over an array.
+    public func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory {
+        let logger = logger
+        return try await database.client.withConnection { db in
+            var directory = AudienceDirectory()
+            let apps = Set(lookup.users.keys).union(lookup.pushIds.keys).union(lookup.deviceIds.keys).union(lookup.addresses.keys)
+            for app in apps.sorted() {
+                var users = lookup.users[app] ?? []
+                let addresses = (lookup.addresses[app] ?? []).sorted()
+                if !addresses.isEmpty {
+                    let rows = try await db.query(
+                        "SELECT emailAddressId, keyId, publicKey, ownerUserId FROM addressKeys WHERE app = \(app) AND emailAddressId = ANY(\(addresses))",
+                        logger: logger)
+                    for try await (address, keyId, publicKey, owner) in rows.decode((String, String, String, String?).self) {
+                        directory.add(RegisteredAddressKey(key: AddressKey(emailAddressId: address, keyId: keyId, publicKey: publicKey), owner: owner), app: app)
+                        if let owner { users.insert(owner) }
+                    }
+                }
+                if !users.isEmpty {
+                    let list = users.sorted()
+                    directory.add(try await Self.targets(db, app: app, column: .userId, list, logger: logger), app: app)
+                    let rows = try await db.query("SELECT sponseeId, type, value FROM sponsees WHERE app = \(app) AND sponseeId = ANY(\(list))", logger: logger)
+                    for try await (id, type, value) in rows.decode((String, Int, String).self) {
+                        directory.add(Sponsee(sponseeId: id, type: type, value: value), app: app)
+                    }
+                }
+                var ids = lookup.deviceIds[app] ?? []
+                let pushIds = (lookup.pushIds[app] ?? []).sorted()
+                if !pushIds.isEmpty {
+                    let rows = try await db.query("SELECT pushId, deviceId FROM pushIds WHERE app = \(app) AND pushId = ANY(\(pushIds))", logger: logger)
+                    for try await (pushId, deviceId) in rows.decode((String, String).self) {
+                        directory.add(pushId: pushId, deviceId: deviceId, app: app)
+                        ids.insert(deviceId)
+                    }
+                }
+                if !ids.isEmpty {
+                    directory.add(try await Self.targets(db, app: app, column: .deviceId, ids.sorted(), logger: logger), app: app)
+                }
+            }
+            return directory
+        }
+    }
+
+    enum TargetColumn { case userId, deviceId }
+
+    private static func targets(_ db: PostgresConnection, app: String, column: TargetColumn, _ values: [String], logger: Logger) async throws -> [DeviceTarget] {
+        let rows: PostgresRowSequence
+        switch column {
+        case .userId:
+            rows = try await db.query("""
+                SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = \(app) AND userId = ANY(\(values))
+                """, logger: logger)
+        case .deviceId:
+            rows = try await db.query("""
+                SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = \(app) AND deviceId = ANY(\(values))
+                """, logger: logger)
+        }
+        var targets: [DeviceTarget] = []
+        for try await (id, platform, token, os, userId, locale, keyId, p256dh, auth)
+            in rows.decode((String, String, String, String, String?, String?, String?, String?, String?).self) {
+            targets.append(DeviceTarget(
+                id: id, platform: Platform(rawValue: platform) ?? .fcm, token: token, os: DeviceOS(rawValue: os) ?? .other,
+                userId: userId, locale: locale, key: keyId.map { DeviceKey(keyId: $0, p256dh: p256dh ?? "", auth: auth ?? "") }))
+        }
+        return targets
+    }
+
+    // MARK: Email-address keys and sponsees
+
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
+        try await database.client.query("""
+            INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt)
+            VALUES (\(app), \(emailAddressId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
+            ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
+                ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
+            """, logger: logger)
+        return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
+    }
+
+    public func setSponsee(app: String, _ sponsee: Sponsee, now: Date) async throws -> Sponsee {
+        try await database.client.query("""
+            INSERT INTO sponsees (app, sponseeId, type, value, updatedAt) VALUES (\(app), \(sponsee.sponseeId), \(sponsee.type), \(sponsee.value), \(now))
+            ON CONFLICT (app, sponseeId) DO UPDATE SET type = excluded.type, value = excluded.value, updatedAt = excluded.updatedAt
+            """, logger: logger)
+        return sponsee
+    }
+
+    // MARK: Idempotency
+
+    /// Claims the batch in one statement: an insert that only succeeds for an event nobody
+    /// knows (the primary key decides between replicas), read together with the claim of each
+    /// event it did not insert. A claim another replica holds within its lease is
+    /// `heldElsewhere`; an older one is taken over (compare-and-set on its holder).
+    public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
+        var firstIndex: [EventKey: Int] = [:]
+        for (index, event) in events.enumerated() where firstIndex[event] == nil { firstIndex[event] = index }
+        let unique = firstIndex.sorted { $0.value < $1.value }.map(\.key)
+        var states: [EventKey: (inserted: Bool, claimed: Bool?, holder: String?, claimedAt: Date?)] = [:]
+        let rows = try await database.client.query("""
+            WITH input AS (SELECT * FROM unnest(\(unique.map(\.app))::text[], \(unique.map(\.eventId))::text[]) AS t(app, eventId)),
+            inserted AS (
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
+                SELECT app, eventId, \(now), true, \(instance), \(now) FROM input
+                ON CONFLICT (app, eventId) DO NOTHING RETURNING app, eventId)
+            SELECT i.app, i.eventId, inserted.eventId IS NOT NULL, p.claimed, p.claimedBy, p.claimedAt
+            FROM input i
+            LEFT JOIN inserted ON inserted.app = i.app AND inserted.eventId = i.eventId
+            LEFT JOIN processedEvents p ON p.app = i.app AND p.eventId = i.eventId
+            """, logger: logger)
+        for try await (app, eventId, inserted, claimed, holder, claimedAt) in rows.decode((String, String, Bool, Bool?, String?, Date?).self) {
+            states[EventKey(app: app, eventId: eventId)] = (inserted, claimed, holder, claimedAt)
+        }
+        var decided: [EventKey: EventClaim] = [:]
+        for event in unique {
+            let state = states[event]
+            if state?.inserted == true {
+                decided[event] = .claimed
+            } else if state?.claimed == false {
+                decided[event] = .processed
+            } else if state?.holder == instance {
+                decided[event] = inFlight.withLock { $0.contains(event) } ? .inFlight : .claimed
+            } else if let claimedAt = state?.claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+                decided[event] = .heldElsewhere
+            } else {
+                decided[event] = try await takeOver(event, from: state?.holder, now: now) ? .claimed : .heldElsewhere
+            }
+        }
+        return inFlight.withLock { inFlight in
+            events.enumerated().map { index, event in
+                guard firstIndex[event] == index else { return .inFlight }  // a second copy in this batch
+                let claim = decided[event] ?? .heldElsewhere
+                if claim == .claimed { inFlight.insert(event) }
+                return claim
+            }
+        }
+    }
+
+    /// Takes over the expired claim of `holder` (a replica that died), unless another replica
+    /// did first or the event was finished meanwhile.
+    private func takeOver(_ event: EventKey, from holder: String?, now: Date) async throws -> Bool {
+        let rows = try await database.client.query("""
+            UPDATE processedEvents SET claimedBy = \(instance), claimedAt = \(now)
+            WHERE app = \(event.app) AND eventId = \(event.eventId) AND claimed AND claimedBy IS NOT DISTINCT FROM \(holder)
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    public func markProcessed(_ events: [EventKey], at now: Date) async throws {
+        guard !events.isEmpty else { return }
+        try await database.client.query("""
+            INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
+            SELECT DISTINCT app, eventId, \(now)::timestamptz, false, NULL::text, NULL::timestamptz
+            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
+            ON CONFLICT (app, eventId) DO UPDATE SET claimed = false, processedAt = excluded.processedAt, claimedBy = NULL, claimedAt = NULL
+            """, logger: logger)
+        await forget(events)
+    }
+
+    /// Ends this process's claims: the rows go, so the next copy (here or at another replica)
+    /// is claimed at once.
+    public func release(_ events: [EventKey]) async {
+        guard !events.isEmpty else { return }
+        do {
+            try await database.client.query("""
+                DELETE FROM processedEvents
+                WHERE (app, eventId) IN (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]))
+                    AND claimed AND claimedBy = \(instance)
+                """, logger: logger)
+        } catch {
+            // The claims expire after the lease instead.
+            logger.warning("could not release event claims", metadata: ["error": "\(String(reflecting: error))", "events": "\(events.count)"])
+        }
+        await forget(events)
+    }
+
+    private func forget(_ events: [EventKey]) async {
+        inFlight.withLock { inFlight in for event in events { inFlight.remove(event) } }
+    }
+
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        let rows = try await database.client.query(
+            "SELECT 1 FROM processedEvents WHERE app = \(app) AND eventId = \(eventId) AND NOT claimed", logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int) {
+        func count(_ query: PostgresQuery) async throws -> Int {
+            var removed = 0
+            for try await _ in try await database.client.query(query, logger: logger).decode(Int.self) { removed += 1 }
+            return removed
+        }
+        let events = try await count("DELETE FROM processedEvents WHERE processedAt < \(now.addingTimeInterval(-window)) RETURNING 1")
+        let revocations = try await count("DELETE FROM revokedTokens WHERE revokedAt < \(now.addingTimeInterval(-auditWindow)) RETURNING 1")
+        let outcomes = try await count("DELETE FROM outcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
+        return (events, revocations, outcomes)
+    }
+
+    // MARK: Outcomes
+
+    /// Records a batch in one statement. Outcomes of one delivery in the batch are folded
+    /// first (the latest by time, and their count), as one statement may change a row once.
+    public func record(_ outcomes: [Outcome]) async throws {
+        struct Folded {
+            var latest: Outcome
+            var count: Int
+        }
+        var folded: [String: Folded] = [:]
+        var order: [String] = []
+        for outcome in outcomes {
+            let key = outcome.app + "\u{1}" + outcome.deliveryId
+            if var existing = folded[key] {
+                existing.count += 1
+                if outcome.at >= existing.latest.at { existing.latest = outcome }
+                folded[key] = existing
+            } else {
+                folded[key] = Folded(latest: outcome, count: 1)
+                order.append(key)
+            }
+        }
+        guard !order.isEmpty else { return }
+        let rows = order.compactMap { folded[$0] }
+        let latest = rows.map(\.latest)
+        try await database.client.query("""
+            INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates)
+            SELECT app, deliveryId, eventId, status, CASE WHEN hasReason THEN reason END, CASE WHEN hasCode THEN providerCode END, at, updates
+            FROM unnest(\(latest.map(\.app))::text[], \(latest.map(\.deliveryId))::text[], \(latest.map(\.eventId))::text[],
+                        \(latest.map(\.status.rawValue))::text[], \(latest.map { $0.reason ?? "" })::text[], \(latest.map { $0.reason != nil })::bool[],
+                        \(latest.map { $0.providerCode ?? "" })::text[], \(latest.map { $0.providerCode != nil })::bool[],
+                        \(latest.map(\.at))::timestamptz[], \(rows.map { Int64($0.count) })::bigint[])
+                AS t(app, deliveryId, eventId, status, reason, hasReason, providerCode, hasCode, at, updates)
+            ON CONFLICT (app, deliveryId) DO UPDATE SET
+                updates = outcomes.updates + excluded.updates,
+                status = CASE WHEN excluded.at >= outcomes.at THEN excluded.status ELSE outcomes.status END,
+                reason = CASE WHEN excluded.at >= outcomes.at THEN excluded.reason ELSE outcomes.reason END,
+                providerCode = CASE WHEN excluded.at >= outcomes.at THEN excluded.providerCode ELSE outcomes.providerCode END,
+                at = GREATEST(outcomes.at, excluded.at)
+            """, logger: logger)
+    }
+
+    public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
+        let resolved = try await isProcessed(app: app, eventId: eventId)
+        var deliveries: [DeliveryStatus] = []
+        let rows = try await database.client.query("""
+            SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = \(app) AND eventId = \(eventId) ORDER BY deliveryId
+            """, logger: logger)
+        for try await (deliveryId, status, reason, providerCode, at, updates) in rows.decode((String, String, String?, String?, Date, Int).self) {
+            deliveries.append(DeliveryStatus(
+                deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, reason: reason, providerCode: providerCode, at: at, updates: updates))
+        }
+        guard resolved || !deliveries.isEmpty else { return nil }
+        return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries)
+    }
+
+    // MARK: Revocation
+
+    public func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult {
+        let logger = logger
+        return try await database.client.withTransaction(logger: logger) { db in
+            let result: RevocationResult
+            if revocation.platform == .webhook {
+                result = try await Self.revokeForwarded(db, revocation, logger: logger)
+            } else {
+                var found: (String, Date)?
+                let rows = try await db.query("""
+                    SELECT deviceId, updatedAt FROM devices WHERE app = \(revocation.app) AND platform = \(revocation.platform.rawValue) AND token = \(revocation.token) FOR UPDATE
+                    """, logger: logger)
+                for try await row in rows.decode((String, Date).self) { found = row }
+                if let (deviceId, updatedAt) = found {
+                    if updatedAt > revocation.failedSendAt {
+                        result = .renewed(deviceId: deviceId)
+                    } else {
+                        try await Self.delete(db, app: revocation.app, deviceId: deviceId, logger: logger)
+                        result = .removed(deviceId: deviceId)
+                    }
+                } else {
+                    result = .unknown
+                }
+            }
+            try await db.query("""
+                INSERT INTO revokedTokens (app, platform, token, deviceId, reason, failedSendAt, revokedAt, result)
+                VALUES (\(revocation.app), \(revocation.platform.rawValue), \(revocation.token), \(revocation.deviceId), \(revocation.reason),
+                        \(revocation.failedSendAt), \(now), \(result.audit))
+                """, logger: logger)
+            return result
+        }
+    }
+
+    private static func revokeForwarded(_ db: PostgresConnection, _ revocation: TokenRevoked, logger: Logger) async throws -> RevocationResult {
+        guard let id = revocation.deviceId else { return .unknown }
+        let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
+        let rows: PostgresRowSequence
+        if let sponsee {
+            rows = try await db.query("SELECT updatedAt FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee) FOR UPDATE", logger: logger)
+        } else {
+            rows = try await db.query("SELECT updatedAt FROM devices WHERE app = \(revocation.app) AND deviceId = \(id) FOR UPDATE", logger: logger)
+        }
+        var updatedAt: Date?
+        for try await stored in rows.decode(Date.self) { updatedAt = stored }
+        guard let updatedAt else { return .unknown }
+        if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
+        if let sponsee {
+            try await db.query("DELETE FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee)", logger: logger)
+        } else {
+            try await delete(db, app: revocation.app, deviceId: id, logger: logger)
+        }
+        return .removed(deviceId: id)
+    }
+
+    public func revocations(app: String, token: String) async throws -> [RevocationRecord] {
+        var records: [RevocationRecord] = []
+        let rows = try await database.client.query(
+            "SELECT reason, result, revokedAt FROM revokedTokens WHERE app = \(app) AND token = \(token) ORDER BY revokedAt DESC", logger: logger)
+        for try await (reason, result, revokedAt) in rows.decode((String, String, Date).self) {
+            records.append(RevocationRecord(reason: reason, result: result, revokedAt: revokedAt))
+        }
+        return records
+    }
+
+    // MARK: Schema
+
+    /// The SQLite store's schema in intent, with PostgreSQL's types, the token's device as a
+    /// unique index, and a claim's holder and time.
+    static let migrations: [PostgresPool.Migration] = [
+        .init("v1: devices, push ids, address keys, sponsees, events, outcomes, revocations", """
+            CREATE TABLE devices (
+                app TEXT NOT NULL, deviceId TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, os TEXT NOT NULL,
+                userId TEXT, locale TEXT, keyId TEXT, p256dh TEXT, auth TEXT,
+                createdAt TIMESTAMPTZ NOT NULL, updatedAt TIMESTAMPTZ NOT NULL, lastSeenAt TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (app, deviceId));
+            CREATE INDEX devicesByUser ON devices (app, userId);
+            CREATE UNIQUE INDEX devicesByToken ON devices (app, token);
+            CREATE TABLE pushIds (app TEXT NOT NULL, deviceId TEXT NOT NULL, pushId TEXT NOT NULL, PRIMARY KEY (app, deviceId, pushId));
+            CREATE INDEX pushIdsByPushId ON pushIds (app, pushId, deviceId);
+            CREATE TABLE addressKeys (
+                app TEXT NOT NULL, emailAddressId TEXT NOT NULL, keyId TEXT NOT NULL, publicKey TEXT NOT NULL, ownerUserId TEXT,
+                updatedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (app, emailAddressId));
+            CREATE TABLE sponsees (
+                app TEXT NOT NULL, sponseeId TEXT NOT NULL, type BIGINT NOT NULL, value TEXT NOT NULL, updatedAt TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (app, sponseeId));
+            CREATE TABLE processedEvents (
+                app TEXT NOT NULL, eventId TEXT NOT NULL, processedAt TIMESTAMPTZ NOT NULL,
+                claimed BOOLEAN NOT NULL, claimedBy TEXT, claimedAt TIMESTAMPTZ, PRIMARY KEY (app, eventId));
+            CREATE INDEX processedEventsByTime ON processedEvents (processedAt);
+            CREATE TABLE revokedTokens (
+                app TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, deviceId TEXT, reason TEXT NOT NULL,
+                failedSendAt TIMESTAMPTZ NOT NULL, revokedAt TIMESTAMPTZ NOT NULL, result TEXT NOT NULL);
+            CREATE INDEX revokedTokensByTime ON revokedTokens (revokedAt);
+            CREATE INDEX revokedTokensByToken ON revokedTokens (app, token);
+            CREATE TABLE outcomes (
+                app TEXT NOT NULL, deliveryId TEXT NOT NULL, eventId TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, providerCode TEXT,
+                at TIMESTAMPTZ NOT NULL, updates BIGINT NOT NULL, PRIMARY KEY (app, deliveryId));
+            CREATE INDEX outcomesByEvent ON outcomes (app, eventId);
+            CREATE INDEX outcomesByTime ON outcomes (at)
+            """),
+    ]
+}

@@ -1,0 +1,427 @@
+import Foundation
+import GRDB
+import HeraldCrypto
+import HeraldModel
+import HeraldStorage
+import Synchronization
+
+/// The registry in SQLite through GRDB (WAL, migrations), in `registration.sqlite` under the
+/// data directory: the default store. One `herald-registration` owns a file, so a claim not
+/// in this process's in-flight set was left by a process that died and is taken over at once.
+public final class SQLiteRegistrationStore: RegistrationStore {
+    public static let fileName = "registration.sqlite"
+
+    let database: DatabasePool
+    /// The events this process has claimed and not yet marked processed or released.
+    private let inFlight = Mutex<Set<EventKey>>([])
+    /// SQLite's limit on bound parameters is far above this; chunks keep statements small.
+    static let chunk = 500
+
+    /// Opens (creating if needed) `registration.sqlite` in `directory`.
+    public init(directory: URL) throws {
+        database = try SQLiteDatabase.open(Self.fileName, in: directory, durability: .normal, migrator: Self.migrator)
+    }
+
+    // MARK: Devices
+
+    /// Registers or updates a device. A token registered under another device id of the app
+    /// moves here (that device is removed); the push-id list is replaced.
+    @discardableResult
+    public func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord {
+        try await database.durableWrite { db in
+            let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
+                                             arguments: [app, registration.token, registration.deviceId])
+            for other in others { try Self.delete(db, app: app, deviceId: other) }
+            let createdAt = try Date.fetchOne(db, sql: "SELECT createdAt FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, registration.deviceId]) ?? now
+            try db.execute(sql: """
+                INSERT INTO devices (app, deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, deviceId) DO UPDATE SET platform = excluded.platform, token = excluded.token, os = excluded.os,
+                    userId = excluded.userId, locale = excluded.locale, keyId = excluded.keyId, p256dh = excluded.p256dh,
+                    auth = excluded.auth, updatedAt = excluded.updatedAt, lastSeenAt = excluded.lastSeenAt
+                """, arguments: Self.deviceArguments(app: app, registration, createdAt: createdAt, now: now))
+            try db.execute(sql: "DELETE FROM pushIds WHERE app = ? AND deviceId = ?", arguments: [app, registration.deviceId])
+            for pushId in Set(registration.pushIds) {
+                try db.execute(sql: "INSERT INTO pushIds (app, deviceId, pushId) VALUES (?, ?, ?)", arguments: [app, registration.deviceId, pushId])
+            }
+            return DeviceRecord(registration: registration, createdAt: createdAt, updatedAt: now, lastSeenAt: now)
+        }
+    }
+
+    private static func deviceArguments(app: String, _ r: DeviceRegistration, createdAt: Date, now: Date) -> StatementArguments {
+        let values: [(any DatabaseValueConvertible)?] = [
+            app, r.deviceId, r.platform.rawValue, r.token, r.os.rawValue, r.userId, r.locale,
+            r.key?.keyId, r.key?.p256dh, r.key?.auth, createdAt, now, now,
+        ]
+        return StatementArguments(values)
+    }
+
+    public func device(app: String, deviceId: String) async throws -> DeviceRecord? {
+        try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", [deviceId]).first }
+    }
+
+    /// Removes a device; with `userId`, only if the device belongs to that user.
+    public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
+        try await database.durableWrite { db in
+            guard let owner = try Row.fetchOne(db, sql: "SELECT userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
+                return Unregistration(result: .noDevice, detail: "no device \(deviceId)")
+            }
+            let current: String? = owner["userId"]
+            if let userId, current != userId {
+                return Unregistration(
+                    result: .anotherUsers,
+                    detail: "device \(deviceId) belongs to \(current == nil ? "no user" : "another user"), not \(userId): nothing changed")
+            }
+            try Self.delete(db, app: app, deviceId: deviceId)
+            return Unregistration(result: .removed, detail: "removed")
+        }
+    }
+
+    private static func delete(_ db: Database, app: String, deviceId: String) throws {
+        try db.execute(sql: "DELETE FROM pushIds WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
+        try db.execute(sql: "DELETE FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
+    }
+
+    // MARK: Resolution queries (batched)
+
+    /// Answers a batch's lookup on one read transaction: address keys first (their owners
+    /// join the users), then the users' devices and sponsees, the push ids' devices, and the
+    /// devices asked for by id. Statements are prepared once per shape and kept by the
+    /// connection.
+    public func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory {
+        try await database.read { db in
+            var directory = AudienceDirectory()
+            let apps = Set(lookup.users.keys).union(lookup.pushIds.keys).union(lookup.deviceIds.keys).union(lookup.addresses.keys)
+            for app in apps.sorted() {
+                var users = lookup.users[app] ?? []
+                for address in (lookup.addresses[app] ?? []).sorted() {
+                    let statement = try db.cachedStatement(sql: "SELECT keyId, publicKey, ownerUserId FROM addressKeys WHERE app = ? AND emailAddressId = ?")
+                    if let row = try Row.fetchOne(statement, arguments: [app, address]) {
+                        let owner: String? = row["ownerUserId"]
+                        directory.add(RegisteredAddressKey(key: AddressKey(emailAddressId: address, keyId: row["keyId"], publicKey: row["publicKey"]), owner: owner), app: app)
+                        if let owner { users.insert(owner) }
+                    }
+                }
+                let userList = users.sorted()
+                directory.add(try Self.targets(db, app: app, where: "userId IN", userList), app: app)
+                for chunk in userList.chunked(Self.chunk) {
+                    let statement = try db.cachedStatement(sql: "SELECT sponseeId, type, value FROM sponsees WHERE app = ? AND sponseeId IN (\(Self.marks(chunk.count)))")
+                    for row in try Row.fetchAll(statement, arguments: StatementArguments([app] + chunk)) {
+                        directory.add(Sponsee(sponseeId: row["sponseeId"], type: row["type"], value: row["value"]), app: app)
+                    }
+                }
+                var ids = lookup.deviceIds[app] ?? []
+                for chunk in (lookup.pushIds[app] ?? []).sorted().chunked(Self.chunk) {
+                    let statement = try db.cachedStatement(sql: Self.deviceIdsByPushIdSQL(count: chunk.count))
+                    for row in try Row.fetchAll(statement, arguments: StatementArguments([app] + chunk)) {
+                        directory.add(pushId: row["pushId"], deviceId: row["deviceId"], app: app)
+                        ids.insert(row["deviceId"])
+                    }
+                }
+                directory.add(try Self.targets(db, app: app, where: "deviceId IN", ids.sorted()), app: app)
+            }
+            return directory
+        }
+    }
+
+    /// `count` bound-parameter marks, comma-separated.
+    static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ",")
+    }
+
+    /// The query of the push ids' devices for `count` push ids (its plan is tested).
+    static func deviceIdsByPushIdSQL(count: Int) -> String {
+        "SELECT pushId, deviceId FROM pushIds WHERE app = ? AND pushId IN (\(marks(count)))"
+    }
+
+    private static func targets(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceTarget] {
+        var targets: [DeviceTarget] = []
+        targets.reserveCapacity(values.count)
+        for chunk in values.chunked(chunk) {
+            let statement = try db.cachedStatement(
+                sql: "SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = ? AND \(column) (\(marks(chunk.count)))")
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments([app] + chunk))
+            while let row = try cursor.next() {
+                let keyId: String? = row[6]
+                targets.append(DeviceTarget(
+                    id: row[0], platform: Platform(rawValue: row[1]) ?? .fcm, token: row[2], os: DeviceOS(rawValue: row[3]) ?? .other,
+                    userId: row[4], locale: row[5], key: keyId.map { DeviceKey(keyId: $0, p256dh: row[7], auth: row[8]) }))
+            }
+        }
+        return targets
+    }
+
+    /// Devices whose `column` is in `values`, with their push ids, in chunks.
+    private static func devices(_ db: Database, app: String, where column: String, _ values: [String]) throws -> [DeviceRecord] {
+        var records: [DeviceRecord] = []
+        for chunk in values.chunked(chunk) {
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE app = ? AND \(column) (\(marks(chunk.count))) ORDER BY deviceId",
+                                        arguments: StatementArguments([app] + chunk))
+            guard !rows.isEmpty else { continue }
+            var pushIds: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT deviceId, pushId FROM pushIds WHERE app = ? AND deviceId IN (\(marks(rows.count)))",
+                                        arguments: StatementArguments([app] + rows.map { $0["deviceId"] as String })) {
+                pushIds[row["deviceId"], default: []].append(row["pushId"])
+            }
+            for row in rows {
+                let deviceId: String = row["deviceId"]
+                let keyId: String? = row["keyId"]
+                let key = keyId.map { DeviceKey(keyId: $0, p256dh: row["p256dh"], auth: row["auth"]) }
+                let registration = DeviceRegistration(
+                    deviceId: deviceId, platform: Platform(rawValue: row["platform"]) ?? .fcm, token: row["token"],
+                    os: DeviceOS(rawValue: row["os"]) ?? .other, userId: row["userId"], pushIds: (pushIds[deviceId] ?? []).sorted(),
+                    locale: row["locale"], key: key)
+                records.append(DeviceRecord(registration: registration, createdAt: row["createdAt"], updatedAt: row["updatedAt"], lastSeenAt: row["lastSeenAt"]))
+            }
+        }
+        return records
+    }
+
+    // MARK: Email-address keys and sponsees
+
+    @discardableResult
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
+        try await database.durableWrite { db in
+            try db.execute(sql: """
+                INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
+                    ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
+                """, arguments: [app, emailAddressId, keyId, publicKeyDER, ownerUserId, now])
+        }
+        return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
+    }
+
+    @discardableResult
+    public func setSponsee(app: String, _ sponsee: Sponsee, now: Date) async throws -> Sponsee {
+        try await database.durableWrite { db in
+            try db.execute(sql: """
+                INSERT INTO sponsees (app, sponseeId, type, value, updatedAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (app, sponseeId) DO UPDATE SET type = excluded.type, value = excluded.value, updatedAt = excluded.updatedAt
+                """, arguments: [app, sponsee.sponseeId, sponsee.type, sponsee.value, now])
+        }
+        return sponsee
+    }
+
+    // MARK: Idempotency
+
+    /// Claims a batch of events in one transaction, so that of two copies of an event only
+    /// one fans out, even when both are handled at once. A claim is a `processedEvents` row
+    /// not yet marked processed, and the event in this process's in-flight set; a claim row
+    /// left by a process that died (not in the set) is taken over, as the broker redelivers
+    /// that process's events. Finish with `markProcessed(_:)` or `release(_:)`.
+    public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
+        try await database.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
+            let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
+            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+            return try self.inFlight.withLock { inFlight in
+                try events.map { event in
+                    try insert.execute(arguments: [event.app, event.eventId, stored])
+                    if db.changesCount == 0 {
+                        let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
+                        if !claimed { return .processed }
+                        if inFlight.contains(event) { return .inFlight }
+                    }
+                    inFlight.insert(event)
+                    return .claimed
+                }
+            }
+        }
+    }
+
+    /// Marks claimed events processed (one transaction) and ends their claims.
+    public func markProcessed(_ events: [EventKey], at now: Date) async throws {
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 0)
+                ON CONFLICT (app, eventId) DO UPDATE SET claimed = 0, processedAt = excluded.processedAt
+                """)
+            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+            for event in events { try statement.execute(arguments: [event.app, event.eventId, stored]) }
+        }
+        await release(events)
+    }
+
+    /// Ends claims without marking the events processed (their outputs were not confirmed):
+    /// the next copy of each is claimed again.
+    public func release(_ events: [EventKey]) async {
+        inFlight.withLock { inFlight in for event in events { inFlight.remove(event) } }
+    }
+
+    /// Whether the event's deliveries were published (a claim in progress does not count).
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
+        }
+    }
+
+    /// Forgets processed event ids older than `window`, revocation audit rows older than
+    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
+    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int) {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM processedEvents WHERE processedAt < ?", arguments: [now.addingTimeInterval(-window)])
+            let events = db.changesCount
+            try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
+            let revocations = db.changesCount
+            try db.execute(sql: "DELETE FROM outcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
+            return (events, revocations, db.changesCount)
+        }
+    }
+
+    // MARK: Outcomes
+
+    /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
+    /// never hides the `delivered` that followed it) and counting how many arrived.
+    public func record(_ outcomes: [Outcome]) async throws {
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates) VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                ON CONFLICT (app, deliveryId) DO UPDATE SET
+                    updates = updates + 1,
+                    status = CASE WHEN excluded.at >= at THEN excluded.status ELSE status END,
+                    reason = CASE WHEN excluded.at >= at THEN excluded.reason ELSE reason END,
+                    providerCode = CASE WHEN excluded.at >= at THEN excluded.providerCode ELSE providerCode END,
+                    at = MAX(at, excluded.at)
+                """)
+            for outcome in outcomes {
+                try statement.execute(arguments: [
+                    outcome.app, outcome.deliveryId, outcome.eventId, outcome.status.rawValue, outcome.reason, outcome.providerCode, outcome.at,
+                ])
+            }
+        }
+    }
+
+    /// What became of an event: whether it was resolved, and each delivery's latest outcome.
+    /// Nil when nothing is known of it (never seen, still queued, or pruned).
+    public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
+        try await database.read { db in
+            let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
+            let deliveries = try Row.fetchAll(db, sql: """
+                SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = ? AND eventId = ? ORDER BY deliveryId
+                """, arguments: [app, eventId]).map { row in
+                DeliveryStatus(
+                    deliveryId: row["deliveryId"], status: OutcomeStatus(rawValue: row["status"]) ?? .failed, reason: row["reason"],
+                    providerCode: row["providerCode"], at: row["at"], updates: row["updates"])
+            }
+            guard resolved || !deliveries.isEmpty else { return nil }
+            return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries)
+        }
+    }
+
+    // MARK: Revocation
+
+    /// Removes the device holding a dead token, unless it was registered again after the
+    /// failed send, and keeps an audit row either way. A webhook revocation (the endpoint
+    /// answered 410 Gone) names the registration by its id instead: a device of an app in
+    /// webhook mode, or a sponsee (`sponsee:<id>`), whose com method is removed.
+    public func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult {
+        try await database.write { db in
+            let result: RevocationResult
+            if revocation.platform == .webhook {
+                result = try Self.revokeForwarded(db, revocation)
+            } else if let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt FROM devices WHERE app = ? AND platform = ? AND token = ?",
+                                                 arguments: [revocation.app, revocation.platform.rawValue, revocation.token]) {
+                let deviceId: String = row["deviceId"]
+                let updatedAt: Date = row["updatedAt"]
+                if updatedAt > revocation.failedSendAt {
+                    result = .renewed(deviceId: deviceId)
+                } else {
+                    try Self.delete(db, app: revocation.app, deviceId: deviceId)
+                    result = .removed(deviceId: deviceId)
+                }
+            } else {
+                result = .unknown
+            }
+            let outcome = result.audit
+            try db.execute(sql: """
+                INSERT INTO revokedTokens (app, platform, token, deviceId, reason, failedSendAt, revokedAt, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [revocation.app, revocation.platform.rawValue, revocation.token, revocation.deviceId, revocation.reason, revocation.failedSendAt, now, outcome])
+            return result
+        }
+    }
+
+    /// The registration behind a webhook delivery whose endpoint answered 410, by id.
+    private static func revokeForwarded(_ db: Database, _ revocation: TokenRevoked) throws -> RevocationResult {
+        guard let id = revocation.deviceId else { return .unknown }
+        let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
+        let updatedAt = try sponsee.map {
+            try Date.fetchOne(db, sql: "SELECT updatedAt FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, $0])
+        } ?? Date.fetchOne(db, sql: "SELECT updatedAt FROM devices WHERE app = ? AND deviceId = ?", arguments: [revocation.app, id])
+        guard let updatedAt else { return .unknown }
+        if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
+        if let sponsee {
+            try db.execute(sql: "DELETE FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, sponsee])
+        } else {
+            try delete(db, app: revocation.app, deviceId: id)
+        }
+        return .removed(deviceId: id)
+    }
+
+    /// Revocation audit rows for a token (newest first).
+    public func revocations(app: String, token: String) async throws -> [RevocationRecord] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT reason, result, revokedAt FROM revokedTokens WHERE app = ? AND token = ? ORDER BY revokedAt DESC", arguments: [app, token])
+                .map { RevocationRecord(reason: $0["reason"], result: $0["result"], revokedAt: $0["revokedAt"]) }
+        }
+    }
+
+    // MARK: Schema
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: devices, push ids, address keys, sponsees, processed events, revoked tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE devices (
+                    app TEXT NOT NULL, deviceId TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, os TEXT NOT NULL,
+                    userId TEXT, locale TEXT, keyId TEXT, p256dh TEXT, auth TEXT,
+                    createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL, lastSeenAt DATETIME NOT NULL,
+                    PRIMARY KEY (app, deviceId));
+                CREATE INDEX devicesByUser ON devices (app, userId);
+                CREATE INDEX devicesByToken ON devices (app, token);
+                CREATE TABLE pushIds (app TEXT NOT NULL, deviceId TEXT NOT NULL, pushId TEXT NOT NULL, PRIMARY KEY (app, deviceId, pushId));
+                CREATE INDEX pushIdsByPushId ON pushIds (app, pushId);
+                CREATE TABLE addressKeys (
+                    app TEXT NOT NULL, emailAddressId TEXT NOT NULL, keyId TEXT NOT NULL, publicKey TEXT NOT NULL, ownerUserId TEXT,
+                    updatedAt DATETIME NOT NULL, PRIMARY KEY (app, emailAddressId));
+                CREATE TABLE sponsees (
+                    app TEXT NOT NULL, sponseeId TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL, updatedAt DATETIME NOT NULL,
+                    PRIMARY KEY (app, sponseeId));
+                CREATE TABLE processedEvents (app TEXT NOT NULL, eventId TEXT NOT NULL, processedAt DATETIME NOT NULL, PRIMARY KEY (app, eventId));
+                CREATE INDEX processedEventsByTime ON processedEvents (processedAt);
+                CREATE TABLE revokedTokens (
+                    app TEXT NOT NULL, platform TEXT NOT NULL, token TEXT NOT NULL, deviceId TEXT, reason TEXT NOT NULL,
+                    failedSendAt DATETIME NOT NULL, revokedAt DATETIME NOT NULL, result TEXT NOT NULL);
+                CREATE INDEX revokedTokensByTime ON revokedTokens (revokedAt);
+                CREATE INDEX revokedTokensByToken ON revokedTokens (app, token);
+                """)
+        }
+        migrator.registerMigration("v2: outcomes") { db in
+            try db.execute(sql: """
+                CREATE TABLE outcomes (
+                    app TEXT NOT NULL, deliveryId TEXT NOT NULL, eventId TEXT NOT NULL, status TEXT NOT NULL, reason TEXT, providerCode TEXT,
+                    at DATETIME NOT NULL, updates INTEGER NOT NULL, PRIMARY KEY (app, deliveryId));
+                CREATE INDEX outcomesByEvent ON outcomes (app, eventId);
+                CREATE INDEX outcomesByTime ON outcomes (at);
+                """)
+        }
+        migrator.registerMigration("v3: event claims") { db in
+            // 1 while a process fans the event out; 0 once its deliveries are confirmed.
+            try db.execute(sql: "ALTER TABLE processedEvents ADD COLUMN claimed INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v4: a covering push-id index") { db in
+            // With (app, pushId) alone, SQLite preferred the primary key's covering (app, …)
+            // prefix: a scan of every push id of the app for each event.
+            try db.execute(sql: """
+                DROP INDEX pushIdsByPushId;
+                CREATE INDEX pushIdsByPushId ON pushIds (app, pushId, deviceId);
+                """)
+        }
+        return migrator
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

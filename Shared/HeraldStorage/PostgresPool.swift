@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import ServiceLifecycle
+
+/// One PostgreSQL database a service's stores share: a connection pool (postgres-nio's
+/// `PostgresClient`, running from `open` on), migrations applied once across replicas
+/// (under an advisory lock), and, as a `Service`, the pool closed at shutdown after the
+/// parts that use it.
+public final class PostgresPool: Service, Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+    private let runner: Task<Void, Never>
+
+    /// A migration: a name (recorded once applied) and its SQL (one or more statements).
+    public struct Migration: Sendable {
+        public var name: String
+        public var sql: String
+        public init(_ name: String, _ sql: String) {
+            self.name = name
+            self.sql = sql
+        }
+    }
+
+    /// Connects (waiting up to `timeout` for the server to answer) and starts the pool.
+    public static func open(_ url: PostgresURL, logger: Logger, maximumConnections: Int = 20, timeout: Duration = .seconds(30)) async throws -> PostgresPool {
+        let tls: PostgresClient.Configuration.TLS
+        switch url.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .require: tls = .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.minimumConnections = 1
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let database = await PostgresPool(client: client, logger: logger)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                try await database.client.query("SELECT 1", logger: logger)
+                return database
+            } catch {
+                if ContinuousClock.now > deadline {
+                    database.runner.cancel()
+                    throw StorageError("PostgreSQL at \(url) does not answer: \(String(reflecting: error))")
+                }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// Starts the pool's run loop and returns once it is entered (a query before that waits,
+    /// with a warning from postgres-nio).
+    private init(client: PostgresClient, logger: Logger) async {
+        self.client = client
+        self.logger = logger
+        let (started, continuation) = AsyncStream<Void>.makeStream()
+        runner = Task {
+            continuation.finish()
+            await client.run()
+        }
+        for await _ in started {}
+        await Task.yield()
+    }
+
+    /// Applies the migrations not applied yet, in order, each in its own transaction. Replicas
+    /// starting together take turns (a transaction-scoped advisory lock per `scope`).
+    public func migrate(scope: String, _ migrations: [Migration]) async throws {
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(scope)))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS herald_migrations (scope TEXT NOT NULL, name TEXT NOT NULL, appliedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (scope, name))", logger: logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM herald_migrations WHERE scope = \(scope)", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for migration in migrations where !applied.contains(migration.name) {
+                for statement in migration.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO herald_migrations (scope, name, appliedAt) VALUES (\(scope), \(migration.name), \(Date()))", logger: logger)
+                logger.info("applied migration", metadata: ["scope": "\(scope)", "migration": "\(migration.name)"])
+            }
+        }
+    }
+
+    /// Runs until graceful shutdown, then closes the pool (the service's other parts, which
+    /// stop first, no longer use it).
+    public func run() async throws {
+        try? await gracefulShutdown()
+        close()
+        await runner.value
+    }
+
+    /// Closes the pool (for tests and tools that do not run it as a service).
+    public func close() {
+        runner.cancel()
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+
+/// Where a stateful service keeps its store: SQLite files in its data directory (the
+/// default, one process per store) or one PostgreSQL database (any number of replicas),
+/// chosen by `HERALD_DATABASE_URL`.
+public enum StoreLocation: Sendable, Hashable {
+    case sqlite(directory: URL)
+    case postgres(PostgresURL)
+
+    /// PostgreSQL when `databaseURL` is set (with `password` instead of the URL's, when
+    /// given), else SQLite in `dataDirectory`.
+    public init(databaseURL: String?, password: String? = nil, dataDirectory: URL) throws(StorageError) {
+        if let databaseURL, !databaseURL.isEmpty {
+            var url = try PostgresURL(databaseURL)
+            if let password { url.password = password }
+            self = .postgres(url)
+        } else {
+            self = .sqlite(directory: dataDirectory)
+        }
+    }
+
+    /// The PostgreSQL database of a `.postgres` location, connected (nil for SQLite). Run it
+    /// as a client of the service, so it closes after the parts that use it.
+    public func openDatabase(logger: Logger) async throws -> PostgresPool? {
+        guard case .postgres(let url) = self else { return nil }
+        return try await PostgresPool.open(url, logger: logger)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HeraldStorage
+import Logging
+import PostgresNIO
+
+/// The stores' backends a store suite runs against: SQLite always, PostgreSQL when the test
+/// server is there (always under CI, so a missing server fails there).
+public enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite, postgres
+
+    public static var available: [StoreBackend] { TestDatabase.shouldRun ? [.sqlite, .postgres] : [.sqlite] }
+
+    public var description: String { rawValue }
+}
+
+/// The test command's throw-away PostgreSQL server (`HERALD_TEST_DATABASE_URL`, set by
+/// `scripts/test`); each test gets a database of its own.
+public enum TestDatabase {
+    public static var url: String? {
+        ProcessInfo.processInfo.environment["HERALD_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    public static var shouldRun: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+
+    static var quiet: Logger {
+        var logger = Logger(label: "herald.test.postgres")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// The URL of a new, empty database on the test server.
+    public static func freshURL() async throws -> PostgresURL {
+        guard let url else { throw TestFailure("no PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL") }
+        var base = try PostgresURL(url)
+        let admin = try await PostgresPool.open(base, logger: quiet, maximumConnections: 1)
+        defer { admin.close() }
+        let name = "herald_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin.client.query(.init(unsafeSQL: "CREATE DATABASE \(name)"), logger: quiet)
+        base.database = name
+        return base
+    }
+
+    /// A pool on a new, empty database.
+    public static func fresh(maximumConnections: Int = 4) async throws -> PostgresPool {
+        try await PostgresPool.open(try await freshURL(), logger: quiet, maximumConnections: maximumConnections)
+    }
+}
