@@ -191,7 +191,10 @@ let package = Package(
             dependencies: [
                 "HeraldModel", "ServiceKit", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Preferences/Rules"
         ),
@@ -389,7 +392,7 @@ let package = Package(
         .testTarget(
             name: "PreferenceRulesTests",
             dependencies: [
-                "PreferenceRules", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "PreferenceRules", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

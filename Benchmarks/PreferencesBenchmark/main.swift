@@ -30,7 +30,7 @@ func delivery(_ n: Int) -> Delivery {
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-preferences-bench-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: directory) }
-let store = try PreferenceStore(directory: directory)
+let store = try await PreferenceStore(directory: directory)
 for n in 0..<users {
     try await store.setUser(app: "bench", userId: "u\(n)", UserPreferences(enabled: n % 10 != 0, mutedKinds: n % 4 == 0 ? ["member.joined"] : []))
     try await store.setChannel(app: "bench", userId: "u\(n)", channelId: "c\(n % 13)", enabled: n % 2 == 0)
@@ -70,7 +70,7 @@ case "stage":
     let count = Int(arguments.dropFirst().first ?? "20000") ?? 20000
     // A store where everything is allowed, so every delivery reaches the output queue and is
     // counted (filtered ones would go to outcomes); the decision's cost is measured above.
-    let openStore = try PreferenceStore(directory: directory.appendingPathComponent("open"))
+    let openStore = try await PreferenceStore(directory: directory.appendingPathComponent("open"))
     let elapsed = try await StageThroughput.measure(
         label: "preferences", count: count, outputKey: HeraldTopology.RoutingKey.allowed,
         input: { delivery($0) },

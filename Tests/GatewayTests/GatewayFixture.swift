@@ -90,7 +90,7 @@ final class GatewayFixture: Sendable {
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
         let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))
-        let preferences = PreferenceCommands(store: try PreferenceStore(directory: directory))
+        let preferences = PreferenceCommands(store: try await PreferenceStore(directory: directory))
         let services: [any Service] = amqpURL == TestBroker.urlString && commandServers ? [
             CommandServer(queue: commandQueues[0], runtime: runtime, handler: registration.handle),
             CommandServer(queue: commandQueues[1], runtime: runtime, handler: preferences.handle),

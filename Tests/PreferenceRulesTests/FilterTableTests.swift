@@ -81,7 +81,7 @@ struct FilterTableTests {
     @Test func everyRowIsAllowedOrFilteredAtItsLevel() async throws {
         let directory = S.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try PreferenceStore(directory: directory)
+        let store = try await PreferenceStore(directory: directory)
         // Every row's app treats `auth` as critical, as a Smart ID app would.
         let config = directory.appendingPathComponent("herald.yaml")
         let apps = Self.rows.indices.map { "  row\($0):\n    criticalKinds: [auth]\n" }.joined()

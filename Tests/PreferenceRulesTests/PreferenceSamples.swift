@@ -1,8 +1,35 @@
 import Foundation
 import HeraldModel
+import HeraldStorage
+import HeraldTestSupport
+import Logging
 import PreferenceRules
 
+/// Where a test keeps preferences: a new directory (SQLite) or a new database (PostgreSQL),
+/// and stores opened on it, again and again, as replicas or after a restart.
+struct PreferenceSite: Sendable {
+    let backend: StoreBackend
+    let directory: URL
+    let url: PostgresURL?
+
+    func open(announce: (@Sendable (PreferenceEntry.Key) async -> Void)? = nil) async throws -> PreferenceStore {
+        switch backend {
+        case .sqlite:
+            return try await PreferenceStore(storage: SQLitePreferenceStorage(directory: directory), announce: announce)
+        case .postgres:
+            let pool = try await PostgresPool.open(url!, logger: Logger(label: "test"), maximumConnections: 4)
+            return try await PreferenceStore(storage: PostgresPreferenceStorage(database: pool), announce: announce)
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
 enum PreferenceSamples {
+    static func site(_ backend: StoreBackend) async throws -> PreferenceSite {
+        PreferenceSite(backend: backend, directory: temporaryDirectory(), url: backend == .postgres ? try await TestDatabase.freshURL() : nil)
+    }
+
     static func temporaryDirectory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("herald-preferences-\(UUID().uuidString)")
     }

@@ -1,26 +1,32 @@
 import Foundation
 import HeraldModel
+import HeraldStorage
 import HeraldTestSupport
 import Messaging
 import PreferenceRules
 import ServiceKit
 import Testing
 
+/// The store on each backend: what is written survives reopening, and concurrent changes
+/// of one device are all kept.
 struct PreferenceStoreTests {
     typealias S = PreferenceSamples
 
-    @Test func everyLevelSurvivesReopeningTheFile() async throws {
-        let directory = S.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+    @Test(arguments: StoreBackend.available)
+    func everyLevelSurvivesReopeningTheStore(_ backend: StoreBackend) async throws {
+        let site = try await S.site(backend)
+        defer { site.remove() }
         do {
-            let store = try PreferenceStore(directory: directory)
+            let store = try await site.open()
             try await store.setNetwork(app: "a", enabled: false)
             try await store.setUser(app: "b", userId: "u1", UserPreferences(enabled: true, mutedKinds: ["sign", "sign", "auth"]))
             try await store.setChannel(app: "b", userId: "u1", channelId: "c1", enabled: false)
             _ = try await store.updateConfiguration(app: "b", deviceId: "d1") { $0.set(service: S.sudo, rule: S.rule(sudo: "s1"), enabled: false) }
         }
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(PreferenceStore.fileName).path))
-        let reopened = try PreferenceStore(directory: directory)
+        if backend == .sqlite {
+            #expect(FileManager.default.fileExists(atPath: site.directory.appendingPathComponent(SQLitePreferenceStorage.fileName).path))
+        }
+        let reopened = try await site.open()
         #expect(reopened.network(app: "a") == false && reopened.network(app: "b") == true)
         #expect(reopened.user(app: "b", userId: "u1") == UserPreferences(enabled: true, mutedKinds: ["auth", "sign"]))
         #expect(reopened.channel(app: "b", userId: "u1", channelId: "c1") == false)
@@ -30,10 +36,11 @@ struct PreferenceStoreTests {
         #expect(reopened.decide(S.delivery(app: "b"), critical: false) == .filter(.channel))
     }
 
-    @Test func concurrentChangesOfOneDeviceAreAllKept() async throws {
-        let directory = S.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try PreferenceStore(directory: directory)
+    @Test(arguments: StoreBackend.available)
+    func concurrentChangesOfOneDeviceAreAllKept(_ backend: StoreBackend) async throws {
+        let site = try await S.site(backend)
+        defer { site.remove() }
+        let store = try await site.open()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 0..<50 {
                 group.addTask { _ = try await store.updateConfiguration(app: "a", deviceId: "d1") { $0.set(service: S.sudo, rule: S.rule(sudo: "s\(n)"), enabled: false) } }
@@ -41,8 +48,65 @@ struct PreferenceStoreTests {
             try await group.waitForAll()
         }
         #expect(store.configuration(app: "a", deviceId: "d1").entries.count == 50)
-        #expect(try PreferenceStore(directory: directory).configuration(app: "a", deviceId: "d1").entries.count == 50)
+        #expect(try await site.open().configuration(app: "a", deviceId: "d1").entries.count == 50)
     }
+
+    /// Writes that reach the view out of order (a replica's refresh racing its own write)
+    /// never set an older value over a newer one.
+    @Test(arguments: StoreBackend.available)
+    func theViewKeepsTheNewestVersionOfEachKey(_ backend: StoreBackend) async throws {
+        let site = try await S.site(backend)
+        defer { site.remove() }
+        let store = try await site.open()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<40 {
+                group.addTask {
+                    try await store.setUser(app: "a", userId: "u1", UserPreferences(enabled: n % 2 == 0, mutedKinds: ["k\(n)"]))
+                    try await store.refresh(.user(app: "a", userId: "u1"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(store.user(app: "a", userId: "u1") == (try await site.open()).user(app: "a", userId: "u1"), "the view equals what is stored")
+    }
+}
+
+/// Replicas of Preferences on one PostgreSQL database: a change through one replica reaches
+/// the other's view when it refreshes the announced key, and a full reload catches up.
+@Suite("Preferences across replicas", .enabled(if: TestDatabase.shouldRun, "needs PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL"))
+struct ReplicaPreferenceTests {
+    typealias S = PreferenceSamples
+
+    @Test func aChangeThroughOneReplicaFiltersOnTheOtherOnceAnnounced() async throws {
+        let site = try await S.site(.postgres)
+        let announced = Collected<PreferenceEntry.Key>()
+        let first = try await site.open { await announced.append($0) }
+        let second = try await site.open()
+        #expect(second.decide(S.delivery(app: "b"), critical: false) == .allow)
+        try await first.setChannel(app: "b", userId: "u1", channelId: "c1", enabled: false)
+        let keys = await announced.items
+        #expect(keys == [.channel(app: "b", userId: "u1", channelId: "c1")])
+        #expect(second.decide(S.delivery(app: "b"), critical: false) == .allow, "not before the announcement arrives")
+        for key in keys { try await second.refresh(key) }
+        #expect(second.decide(S.delivery(app: "b"), critical: false) == .filter(.channel))
+    }
+
+    @Test func aFullReloadCatchesUpWithMissedAnnouncements() async throws {
+        let site = try await S.site(.postgres)
+        let first = try await site.open()
+        let second = try await site.open()
+        try await first.setNetwork(app: "a", enabled: false)
+        _ = try await first.updateConfiguration(app: "a", deviceId: "d1") { $0.set(service: S.sudo, rule: S.rule(sudo: "s1"), enabled: false) }
+        try await second.reload()
+        #expect(second.network(app: "a") == false)
+        #expect(second.configuration(app: "a", deviceId: "d1") == first.configuration(app: "a", deviceId: "d1"))
+    }
+}
+
+/// What a test collects from concurrent callbacks.
+actor Collected<Item: Sendable> {
+    private(set) var items: [Item] = []
+    func append(_ item: Item) { items.append(item) }
 }
 
 @Suite("Preference commands over RPC", .enabled(if: TestBroker.shouldRun))
@@ -55,7 +119,7 @@ struct PreferenceCommandTests {
         let harness = try StageHarness("prefcommands", exchanges: [:], queues: [:])
         let queue = QueueSpec("test.prefcommands.\(UUID().uuidString.prefix(8))", kind: .classic, durable: false, autoDelete: true)
         try await TestBroker.admin.declare(AMQPTopology(queues: [queue]))
-        let commands = PreferenceCommands(store: try PreferenceStore(directory: directory))
+        let commands = PreferenceCommands(store: try await PreferenceStore(directory: directory))
         let server = CommandServer(queue: queue, runtime: harness.runtime, handler: commands.handle)
         try await harness.run([server], collecting: []) { _ in
             try await eventually("the server to be ready") { harness.runtime.readiness.isReady }

@@ -74,7 +74,7 @@ struct SudoOperationsTests {
     @Test func theQueriesAnswerPerSudoAndPerAddress() async throws {
         let directory = S.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let commands = PreferenceCommands(store: try PreferenceStore(directory: directory))
+        let commands = PreferenceCommands(store: try await PreferenceStore(directory: directory))
         _ = try await commands.run(.initializeService(app: "a", deviceId: "d1", service: S.sudo))
         _ = try await commands.run(.setRule(app: "a", deviceId: "d1", service: S.sudo, rule: S.rule(sudo: "s1"), enabled: false))
         _ = try await commands.run(.setRule(app: "a", deviceId: "d1", service: S.sudo, rule: S.rule(address: "a7"), enabled: false))

@@ -1,14 +1,33 @@
 // herald-preferences: decides for each resolved delivery whether the user wants it (network,
 // user, channel, kind and device rules), and answers the gateway's preference commands.
 import HeraldModel
+import HeraldStorage
 import PreferenceRules
 import ServiceKit
 
-await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082) { runtime in
-    let store = try PreferenceStore(directory: runtime.environment.dataDirectory)
-    let commands = PreferenceCommands(store: store)
-    return ServiceParts(services: [
+@Sendable func setUp(_ runtime: ServiceRuntime) async throws -> ServiceParts {
+    let location: StoreLocation
+    do {
+        location = try StoreLocation(
+            databaseURL: runtime.environment.databaseURL, password: runtime.environment.databasePassword,
+            dataDirectory: runtime.environment.dataDirectory)
+    } catch {
+        throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", "\(error)")
+    }
+    let database = try await location.openDatabase(logger: runtime.logger)
+    let storage = try await PreferenceStores.storage(location, database: database)
+    // Replicas share a PostgreSQL database: each tells the others what it changed.
+    var announce: (@Sendable (PreferenceEntry.Key) async -> Void)?
+    if database != nil {
+        announce = { key in await PreferenceChanges.announce(key, runtime: runtime) }
+    }
+    let store = try await PreferenceStore(storage: storage, announce: announce)
+    var services: [any Service] = [
         PreferencesStage.make(runtime: runtime, store: store),
-        CommandServer(queue: HeraldTopology.CommandQueue.preferences, runtime: runtime, handler: commands.handle),
-    ])
+        CommandServer(queue: HeraldTopology.CommandQueue.preferences, runtime: runtime, handler: PreferenceCommands(store: store).handle),
+    ]
+    if database != nil { services.append(PreferenceChanges(store: store, runtime: runtime)) }
+    return ServiceParts(clients: database.map { [$0] } ?? [], services: services)
 }
+
+await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082, setUp: setUp)
