@@ -23,8 +23,11 @@ public final class PostgresPool: Service, Sendable {
         }
     }
 
-    /// Connects (waiting up to `timeout` for the server to answer) and starts the pool.
-    public static func open(_ url: PostgresURL, logger: Logger, maximumConnections: Int = 20, timeout: Duration = .seconds(30)) async throws -> PostgresPool {
+    /// Connects (waiting up to `timeout` for the server to answer) and starts the pool. With
+    /// `schema`, the pool's tables live in that schema (created if needed; it is every
+    /// connection's search path), so services can share one database without their tables
+    /// meeting.
+    public static func open(_ url: PostgresURL, logger: Logger, schema: String? = nil, maximumConnections: Int = 20, timeout: Duration = .seconds(30)) async throws -> PostgresPool {
         let tls: PostgresClient.Configuration.TLS
         switch url.tls {
         case .disable: tls = .disable
@@ -35,12 +38,19 @@ public final class PostgresPool: Service, Sendable {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
+        if let schema {
+            guard schema.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }) else {
+                throw StorageError("schema \(schema): lowercase letters, digits and _ only")
+            }
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let database = await PostgresPool(client: client, logger: logger)
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
                 try await database.client.query("SELECT 1", logger: logger)
+                if let schema { try await database.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger) }
                 return database
             } catch {
                 if ContinuousClock.now > deadline {

@@ -20,10 +20,11 @@ public enum StoreLocation: Sendable, Hashable {
         }
     }
 
-    /// The PostgreSQL database of a `.postgres` location, connected (nil for SQLite). Run it
-    /// as a client of the service, so it closes after the parts that use it.
-    public func openDatabase(logger: Logger) async throws -> PostgresPool? {
+    /// The PostgreSQL database of a `.postgres` location, connected, with the service's
+    /// tables in `schema` (nil for SQLite). Run it as a client of the service, so it closes
+    /// after the parts that use it.
+    public func openDatabase(schema: String, logger: Logger) async throws -> PostgresPool? {
         guard case .postgres(let url) = self else { return nil }
-        return try await PostgresPool.open(url, logger: logger)
+        return try await PostgresPool.open(url, logger: logger, schema: schema)
     }
 }

@@ -40,6 +40,14 @@ public enum TestDatabase {
         return base
     }
 
+    /// A new, empty database's URL as the services take it in `HERALD_DATABASE_URL`.
+    public static func freshURLString() async throws -> String {
+        let fresh = try await freshURL()
+        guard var components = URLComponents(string: url ?? "") else { throw TestFailure("HERALD_TEST_DATABASE_URL is not a URL") }
+        components.path = "/" + fresh.database
+        return components.string ?? ""
+    }
+
     /// A pool on a new, empty database.
     public static func fresh(maximumConnections: Int = 4) async throws -> PostgresPool {
         try await PostgresPool.open(try await freshURL(), logger: quiet, maximumConnections: maximumConnections)

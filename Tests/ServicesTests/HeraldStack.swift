@@ -21,6 +21,9 @@ final class HeraldStack: Sendable {
     let app: String
     let key: String
     let services: [ServiceProcess]
+    /// The herald-registration and herald-preferences replicas (one of each unless asked).
+    let registrations: [ServiceProcess]
+    let preferences: [ServiceProcess]
     let dispatchers: [ServiceProcess]
     let hmsDispatchers: [ServiceProcess]
     /// The first gateway; `gateways` holds them all (each its own process on its own port).
@@ -42,7 +45,12 @@ final class HeraldStack: Sendable {
         HeraldTopology.Queue.registrationDeadLetters,
     ]
 
-    static func start(dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false, gateways gatewayCount: Int = 1) async throws -> HeraldStack {
+    /// With `databaseURL`, Registration and Preferences keep their stores in that PostgreSQL
+    /// database (and may run as several replicas); else each in SQLite files of its own.
+    static func start(
+        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false, gateways gatewayCount: Int = 1,
+        databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1
+    ) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
         let key = "key-\(UUID().uuidString)"
@@ -89,12 +97,21 @@ final class HeraldStack: Sendable {
         // Declared before the purge: a fresh broker has none of Herald's queues yet.
         try await TestBroker.admin.declare(HeraldTopology.all)
         for queue in queues { try await TestBroker.admin.purge(queue.name) }
-        let environment = ["HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "info", "HERALD_SHUTDOWN_TIMEOUT": "10"]
+        var environment = ["HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "info", "HERALD_SHUTDOWN_TIMEOUT": "10"]
+        if let databaseURL { environment["HERALD_DATABASE_URL"] = databaseURL }
         var services: [ServiceProcess] = []
         do {
-            for name in ["herald-registration", "herald-preferences", "herald-encryption"] {
-                services.append(try ServiceProcess(name, environment: environment))
+            var registrations: [ServiceProcess] = []
+            for _ in 0..<max(1, registrationCount) {
+                registrations.append(try ServiceProcess("herald-registration", environment: environment))
+                services.append(registrations[registrations.count - 1])
             }
+            var preferences: [ServiceProcess] = []
+            for _ in 0..<max(1, preferenceCount) {
+                preferences.append(try ServiceProcess("herald-preferences", environment: environment))
+                services.append(preferences[preferences.count - 1])
+            }
+            services.append(try ServiceProcess("herald-encryption", environment: environment))
             let dispatchers = try (0..<count).map { _ in try ServiceProcess("herald-fcm", environment: environment) }
             services += dispatchers
             let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
@@ -107,7 +124,7 @@ final class HeraldStack: Sendable {
                 services.append(gateways[gateways.count - 1])
             }
             let stack = HeraldStack(
-                sandbox: sandbox, app: app, key: key, services: services, dispatchers: dispatchers,
+                sandbox: sandbox, app: app, key: key, services: services, registrations: registrations, preferences: preferences, dispatchers: dispatchers,
                 hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret, environment: environment)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
@@ -119,7 +136,8 @@ final class HeraldStack: Sendable {
     }
 
     private init(
-        sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], dispatchers: [ServiceProcess],
+        sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], registrations: [ServiceProcess], preferences: [ServiceProcess],
+        dispatchers: [ServiceProcess],
         hmsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String, environment: [String: String]
     ) {
         self.environment = environment
@@ -128,6 +146,8 @@ final class HeraldStack: Sendable {
         self.app = app
         self.key = key
         self.services = services
+        self.registrations = registrations
+        self.preferences = preferences
         self.dispatchers = dispatchers
         self.hmsDispatchers = hmsDispatchers
         self.gateway = gateways[0]
@@ -153,8 +173,8 @@ final class HeraldStack: Sendable {
     }
 
     /// One call to the gateway's API under this stack's app; status 0 when no answer came.
-    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil) async -> (status: Int, json: [String: Any]) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateway.port)/v1/apps/\(app ?? self.app)\(path)")!)
+    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateways[gateway].port)/v1/apps/\(app ?? self.app)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 10
         request.setValue("Bearer \(app == chatApp ? key + "-chat" : key)", forHTTPHeaderField: "Authorization")
@@ -168,8 +188,8 @@ final class HeraldStack: Sendable {
 
     /// A call that must succeed (2xx).
     @discardableResult
-    func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil) async throws -> [String: Any] {
-        let answer = await call(method, path, json, app: app)
+    func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async throws -> [String: Any] {
+        let answer = await call(method, path, json, app: app, gateway: gateway)
         guard (200..<300).contains(answer.status) else { throw TestFailure("\(method) \(path) answered \(answer.status): \(answer.json)") }
         return answer.json
     }

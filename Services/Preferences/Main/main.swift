@@ -14,7 +14,7 @@ import ServiceKit
     } catch {
         throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", "\(error)")
     }
-    let database = try await location.openDatabase(logger: runtime.logger)
+    let database = try await location.openDatabase(schema: "preferences", logger: runtime.logger)
     let storage = try await PreferenceStores.storage(location, database: database)
     // Replicas share a PostgreSQL database: each tells the others what it changed.
     var announce: (@Sendable (PreferenceEntry.Key) async -> Void)?

@@ -14,7 +14,7 @@ await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runt
     } catch {
         throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", "\(error)")
     }
-    let database = try await location.openDatabase(logger: runtime.logger)
+    let database = try await location.openDatabase(schema: "registration", logger: runtime.logger)
     let store = try await RegistrationStores.open(location, database: database)
     return ServiceParts(clients: database.map { [$0] } ?? [], services: [
         RegistrationStages.resolving(runtime: runtime, store: store),
