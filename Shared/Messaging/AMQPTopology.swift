@@ -23,6 +23,19 @@ public struct AMQPTopology: Sendable, Hashable {
             bindings: union(bindings, other.bindings))
     }
 
+    /// The same topology with its replicated queues (quorum queues and streams) kept on
+    /// `replicas` nodes; unchanged for nil.
+    public func replicated(_ replicas: Int?) -> AMQPTopology {
+        guard let replicas else { return self }
+        var copy = self
+        copy.queues = queues.map { queue in
+            var queue = queue
+            if queue.kind != .classic { queue.replicas = replicas }
+            return queue
+        }
+        return copy
+    }
+
     public func queue(named name: String) -> QueueSpec? {
         queues.first { $0.name == name }
     }
@@ -67,6 +80,10 @@ public struct QueueSpec: Sendable, Hashable {
     public var maxLength: Int64?
     /// For a stream: how long it keeps what was appended (`x-max-age`, e.g. `1h`).
     public var maxAge: String?
+    /// For a quorum queue or a stream on a cluster: on how many nodes it is kept
+    /// (`x-quorum-initial-group-size`, `x-initial-cluster-size`); nil: the broker's default
+    /// (every node, up to its limit).
+    public var replicas: Int? = nil
 
     public init(
         _ name: String, kind: Kind = .quorum, durable: Bool = true, exclusive: Bool = false,
@@ -105,6 +122,8 @@ public struct QueueSpec: Sendable, Hashable {
         if let ttl = messageTTLMilliseconds { args.append(("x-message-ttl", .int(ttl))) }
         if let limit = deliveryLimit { args.append(("x-delivery-limit", .int(limit))) }
         if let maxLength { args.append(("x-max-length", .int(maxLength))) }
+        if let replicas, kind == .quorum { args.append(("x-quorum-initial-group-size", .int(Int64(replicas)))) }
+        if let replicas, kind == .stream { args.append(("x-initial-cluster-size", .int(Int64(replicas)))) }
         return args.map { (key: $0.0, value: $0.1) }
     }
 

@@ -170,12 +170,16 @@ final class ChannelWorker: Sendable {
                 sink?.finish()
             }
         }
+        // Which of the configuration's addresses to try next; it moves on after a failure.
+        let addresses = configuration.addresses
+        var current = 0
         while !mailbox.withLock({ $0.stopRequested }) {
             let connection: RabbitConnection
             let generation: UInt64
+            let url = addresses[current % addresses.count]
             do {
                 connection = try RabbitConnection(
-                    url: configuration.url, heartbeat: configuration.heartbeatSeconds,
+                    url: url, heartbeat: url.heartbeat ?? configuration.heartbeatSeconds,
                     name: configuration.name, connectTimeout: configuration.connectTimeout)
                 do {
                     try connection.declare(configuration.topology)
@@ -195,12 +199,15 @@ final class ChannelWorker: Sendable {
             } catch {
                 let error = error as? MessagingError ?? MessagingError(.connectionFailed, "\(error)")
                 mailbox.withLock { $0.lastError = error }
-                let delay = configuration.reconnect.delay(attempt: attempt)
+                current += 1
+                // A whole round of the cluster failed before the backoff grows.
+                let delay = addresses.count > 1 && current % addresses.count != 0
+                    ? .milliseconds(100) : configuration.reconnect.delay(attempt: attempt)
                 logger.warning("broker connection failed; retrying", metadata: [
-                    "connection": "\(configuration.name)", "url": "\(configuration.url)",
+                    "connection": "\(configuration.name)", "url": "\(url)", "next": "\(addresses[current % addresses.count])",
                     "error": "\(error)", "retryInMs": "\(delay.milliseconds)",
                 ])
-                attempt += 1
+                if addresses.count == 1 || current % addresses.count == 0 { attempt += 1 }
                 wakeup.wait(timeout: delay)
                 continue
             }
@@ -238,9 +245,11 @@ final class ChannelWorker: Sendable {
                     box.settlements.removeAll()
                     for publish in unconfirmed.reversed() { box.outbox.prepend(publish) }
                 }
+                // The node may be gone: the next address first.
+                current += 1
                 logger.warning("broker connection lost; reconnecting", metadata: [
-                    "connection": "\(configuration.name)", "error": "\(error)",
-                    "unconfirmed": "\(unconfirmed.count)",
+                    "connection": "\(configuration.name)", "error": "\(error)", "url": "\(url)",
+                    "next": "\(addresses[current % addresses.count])", "unconfirmed": "\(unconfirmed.count)",
                 ])
                 wakeup.wait(timeout: configuration.reconnect.delay(attempt: 0))
             }

@@ -5,6 +5,10 @@ import Logging
 /// endpoint opens its own connection with this configuration and keeps it open by itself.
 public struct ConnectionConfiguration: Sendable {
     public var url: AMQPURL
+    /// The other nodes of a cluster: after a failed or lost connection the next address is
+    /// tried (`url`, then each of these, round and round), so a node that goes down costs a
+    /// reconnect, not an outage.
+    public var failover: [AMQPURL] = []
     /// Shown as `connection_name` in `rabbitmqctl list_connections` and the management UI.
     public var name: String
     /// The heartbeat interval asked of the broker; a connection that hears nothing for two
@@ -30,6 +34,9 @@ public struct ConnectionConfiguration: Sendable {
         self.reconnect = reconnect
         self.logger = logger
     }
+
+    /// Every address, `url` first.
+    public var addresses: [AMQPURL] { [url] + failover }
 
     /// The heartbeat in whole seconds, as negotiated at login.
     var heartbeatSeconds: Int {

@@ -7,8 +7,9 @@ import Messaging
 ///
 /// | variable | default |
 /// |---|---|
-/// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` |
+/// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` (several, comma-separated, for a cluster) |
 /// | `HERALD_AMQP_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
+/// | `HERALD_QUORUM_REPLICAS` | none: the broker's default (work queues on every node) |
 /// | `HERALD_HTTP_HOST` | `0.0.0.0` |
 /// | `HERALD_HTTP_PORT` | the service's own port |
 /// | `HERALD_OPS_PORT` | health and metrics of a service with a public API (the gateway: 9080) |
@@ -20,7 +21,13 @@ import Messaging
 /// | `HERALD_CONFIG` | none: no apps configured |
 /// | `HERALD_SHUTDOWN_TIMEOUT` | `30` seconds |
 public struct ServiceEnvironment: Sendable {
+    /// The broker (the first node of a cluster).
     public var amqpURL: AMQPURL
+    /// The cluster's other nodes, tried in turn when a connection fails or is lost.
+    public var amqpFailover: [AMQPURL]
+    /// `HERALD_QUORUM_REPLICAS`: on how many cluster nodes each work queue (quorum) and
+    /// stream is kept when first declared; nil: the broker's default (all nodes).
+    public var quorumReplicas: Int?
     public var httpHost: String
     public var httpPort: Int
     /// `HERALD_OPS_PORT`: where a service with a public API serves health and metrics, if set.
@@ -42,25 +49,38 @@ public struct ServiceEnvironment: Sendable {
     }
 
     /// The broker from `HERALD_AMQP_URL`, its password from `HERALD_AMQP_PASSWORD_FILE` when
-    /// set: what every service, and `heraldctl`, connects to.
+    /// set: what every service, and `heraldctl`, connects to (the first node of a cluster).
     public static func brokerURL(_ reader: EnvironmentReader) throws -> AMQPURL {
-        var url: AMQPURL
-        do {
-            url = try AMQPURL(reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/")
-        } catch let error as MessagingError {
-            throw reader.invalid("HERALD_AMQP_URL", error.message)
+        try brokerURLs(reader)[0]
+    }
+
+    /// Every node `HERALD_AMQP_URL` names: one URL, or several separated by commas (or
+    /// spaces) for a cluster, tried in turn. `HERALD_AMQP_PASSWORD_FILE` sets the password of each.
+    public static func brokerURLs(_ reader: EnvironmentReader) throws -> [AMQPURL] {
+        let text = reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/"
+        let password = try reader.string("HERALD_AMQP_PASSWORD_FILE").map { try SecretFile.text($0, setting: "HERALD_AMQP_PASSWORD_FILE") }
+        var urls: [AMQPURL] = []
+        for item in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" }) where !item.isEmpty {
+            do {
+                var url = try AMQPURL(String(item))
+                // A secret mounted as a file keeps the password out of the environment.
+                if let password { url.password = password }
+                urls.append(url)
+            } catch let error as MessagingError {
+                throw reader.invalid("HERALD_AMQP_URL", urls.isEmpty && !text.contains(",") ? error.message : "\(item): \(error.message)")
+            }
         }
-        // A secret mounted as a file keeps the password out of the environment.
-        if let file = reader.string("HERALD_AMQP_PASSWORD_FILE") {
-            url.password = try SecretFile.text(file, setting: "HERALD_AMQP_PASSWORD_FILE")
-        }
-        return url
+        guard !urls.isEmpty else { throw reader.invalid("HERALD_AMQP_URL", "names no broker") }
+        return urls
     }
 
     /// Reads the settings from `environment`, using `defaultPort` when `HERALD_HTTP_PORT` is unset.
     public init(_ environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int) throws {
         let reader = EnvironmentReader(environment)
-        amqpURL = try Self.brokerURL(reader)
+        let brokers = try Self.brokerURLs(reader)
+        amqpURL = brokers[0]
+        amqpFailover = Array(brokers.dropFirst())
+        quorumReplicas = try reader.parse("HERALD_QUORUM_REPLICAS", expected: "a number of nodes from 1 to 99") { Int($0).flatMap { (1...99).contains($0) ? $0 : nil } }
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
         opsPort = try reader.parse("HERALD_OPS_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } }

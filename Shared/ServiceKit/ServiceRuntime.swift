@@ -38,6 +38,7 @@ public final class ServiceRuntime: Sendable {
         logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
         _ = HeraldMetrics.registry
         apps = try settings.configPath.map(AppsConfiguration.load(path:)) ?? AppsConfiguration()
+        let topology = topology.replicated(settings.quorumReplicas)
         self.topology = topology
         if usesBroker {
             let publisher = Publisher(configuration: Self.connection(name: name, role: "publisher", settings: settings, topology: topology, logger: logger))
@@ -56,7 +57,9 @@ public final class ServiceRuntime: Sendable {
     }
 
     private static func connection(name: String, role: String, settings: ServiceEnvironment, topology: AMQPTopology, logger: Logger) -> ConnectionConfiguration {
-        ConnectionConfiguration(url: settings.amqpURL, name: "\(name)/\(role)", topology: topology, logger: logger)
+        var configuration = ConnectionConfiguration(url: settings.amqpURL, name: "\(name)/\(role)", topology: topology, logger: logger)
+        configuration.failover = settings.amqpFailover
+        return configuration
     }
 
     /// The publisher; only for services created with `usesBroker: true`.

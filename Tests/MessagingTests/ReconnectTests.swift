@@ -5,6 +5,24 @@ import Testing
 
 @Suite("Surviving lost connections", .enabled(if: TestBroker.shouldRun))
 struct ReconnectTests {
+    @Test("a node that does not answer is skipped for the next address of the cluster")
+    func failoverToTheNextNode() async throws {
+        let work = TestBroker.workTopology("failover")
+        var configuration = TestBroker.configuration("failover-pub", topology: work.topology)
+        let broker = configuration.url
+        var dead = broker
+        dead.port = try freePort()  // nothing listens there
+        configuration.url = dead
+        configuration.failover = [broker]
+        let publisher = Publisher(configuration: configuration)
+        #expect(await publisher.waitUntilConnected(timeout: .seconds(10)), "connected through the second address")
+        try await publisher.publish(work.message("through the failover"))
+        let consuming = Collector(TestBroker.configuration("failover-sub", topology: work.topology), queue: work.queue.name)
+        try await consuming.inbox.waitUntil("the message") { $0.count == 1 }
+        await publisher.close()
+        await consuming.stop()
+    }
+
     @Test("a consumer whose connection the broker closes reconnects and receives everything published before, during and after")
     func consumerSurvivesCloseConnection() async throws {
         let work = TestBroker.workTopology("close-sub")

@@ -57,6 +57,32 @@ struct ServiceEnvironmentTests {
         }
     }
 
+    @Test("a cluster's nodes are listed comma-separated: the first is the broker, the others its failover, each with the password file's password")
+    func clusterNodes() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("amqp-password-\(UUID().uuidString)")
+        try Data("from-file".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let environment = try ServiceEnvironment([
+            "HERALD_AMQP_URL": "amqp://herald@mq-1:5672/, amqp://herald@mq-2:5673/,amqp://herald@mq-3/", "HERALD_AMQP_PASSWORD_FILE": file.path,
+            "HERALD_QUORUM_REPLICAS": "3",
+        ], defaultPort: 1)
+        #expect(environment.amqpURL.host == "mq-1")
+        #expect(environment.amqpFailover.map { "\($0.host):\($0.port)" } == ["mq-2:5673", "mq-3:5672"])
+        #expect(([environment.amqpURL] + environment.amqpFailover).allSatisfy { $0.password == "from-file" })
+        #expect(environment.quorumReplicas == 3)
+        #expect(try ServiceEnvironment([:], defaultPort: 1).amqpFailover.isEmpty)
+        #expect(try ServiceEnvironment([:], defaultPort: 1).quorumReplicas == nil)
+    }
+
+    @Test("a PostgreSQL URL is taken for the stores, anything else is refused naming the variable")
+    func databaseURL() throws {
+        #expect(try ServiceEnvironment(["HERALD_DATABASE_URL": "postgres://herald:x@db:5432/herald"], defaultPort: 1).databaseURL == "postgres://herald:x@db:5432/herald")
+        #expect(try ServiceEnvironment([:], defaultPort: 1).databaseURL == nil)
+        #expect {
+            try ServiceEnvironment(["HERALD_DATABASE_URL": "mysql://db/herald"], defaultPort: 1)
+        } throws: { ($0 as? ConfigurationError)?.setting == "HERALD_DATABASE_URL" }
+    }
+
     @Test("bad values name the variable and what is wrong")
     func errors() {
         func error(_ environment: [String: String]) -> ConfigurationError? {
@@ -73,6 +99,9 @@ struct ServiceEnvironmentTests {
         #expect(error(["HERALD_AMQP_URL": "amqps://x"])?.message.contains("amqps (TLS) is not supported yet") == true)
         #expect(error(["HERALD_LOG_LEVEL": "loud"])?.setting == "HERALD_LOG_LEVEL")
         #expect(error(["HERALD_SHUTDOWN_TIMEOUT": "-1"])?.setting == "HERALD_SHUTDOWN_TIMEOUT")
+        #expect(error(["HERALD_AMQP_URL": "amqp://a/,http://b"])?.message.contains("http://b") == true, "the bad node is named")
+        #expect(error(["HERALD_AMQP_URL": " , "])?.setting == "HERALD_AMQP_URL")
+        #expect(error(["HERALD_QUORUM_REPLICAS": "0"])?.setting == "HERALD_QUORUM_REPLICAS")
     }
 }
 

@@ -7,6 +7,22 @@ import Testing
 struct TopologyTests {
     let topology = HeraldTopology.all
 
+    @Test("on a cluster, quorum queues and streams are kept on the configured number of nodes; classic queues are not replicated")
+    func replicatedQueues() {
+        let replicated = topology.replicated(3)
+        for queue in replicated.queues {
+            let arguments = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
+            switch queue.kind {
+            case .quorum: #expect(arguments["x-quorum-initial-group-size"] == .int(3), "\(queue.name)")
+            case .stream: #expect(arguments["x-initial-cluster-size"] == .int(3), "\(queue.name)")
+            case .classic: #expect(arguments["x-quorum-initial-group-size"] == nil && arguments["x-initial-cluster-size"] == nil, "\(queue.name)")
+            }
+        }
+        #expect(replicated.queues.contains { $0.kind == .quorum })
+        #expect(topology.replicated(nil) == topology)
+        #expect(topology.queues.allSatisfy { $0.replicas == nil }, "the broker's default unless configured")
+    }
+
     @Test("every binding joins a declared exchange to a declared queue")
     func bindingsAreClosed() {
         let exchanges = Set(topology.exchanges.map(\.name))
