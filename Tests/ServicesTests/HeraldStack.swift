@@ -46,10 +46,12 @@ final class HeraldStack: Sendable {
     ]
 
     /// With `databaseURL`, Registration and Preferences keep their stores in that PostgreSQL
-    /// database (and may run as several replicas); else each in SQLite files of its own.
+    /// database (and may run as several replicas); else each in SQLite files of its own. With
+    /// `amqpURL`, the services use that broker (or cluster) instead of the test broker.
     static func start(
         dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false, gateways gatewayCount: Int = 1,
-        databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1
+        databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1,
+        amqpURL: String? = nil, quorumReplicas: Int? = nil
     ) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
@@ -99,6 +101,9 @@ final class HeraldStack: Sendable {
         for queue in queues { try await TestBroker.admin.purge(queue.name) }
         var environment = ["HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "info", "HERALD_SHUTDOWN_TIMEOUT": "10"]
         if let databaseURL { environment["HERALD_DATABASE_URL"] = databaseURL }
+        // Another broker (a cluster's nodes) than the test broker, whose queues the services declare.
+        if let amqpURL { environment["HERALD_AMQP_URL"] = amqpURL }
+        if let quorumReplicas { environment["HERALD_QUORUM_REPLICAS"] = String(quorumReplicas) }
         var services: [ServiceProcess] = []
         do {
             var registrations: [ServiceProcess] = []
