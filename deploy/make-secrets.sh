@@ -5,6 +5,9 @@
 #   demo-api-key         the API key of the demo app, demo-chat-api-key that of demo-chat
 #   demo-webhook-secret  the Standard Webhooks signing secret of the demo webhooks
 #   grafana-admin-password  the password of Grafana's admin user
+#   postgres-password    the PostgreSQL user herald's password (the scale profile)
+# and RabbitMQ's configuration: single/ for one node, cluster/ for the scale profile's three,
+# the plugins and the Erlang cookie the cluster's nodes share.
 # Nothing is printed: read a key with
 #   docker compose exec herald-gateway cat /etc/herald/secrets/demo-api-key
 #
@@ -31,13 +34,20 @@ make demo-api-key random_hex
 make demo-chat-api-key random_hex
 make demo-webhook-secret webhook_secret
 make grafana-admin-password random_hex
+make postgres-password random_hex
 
-# RabbitMQ's only user is herald, with that password (no guest).
-printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "$secrets/amqp-password")" > "$broker/20-herald.conf.new"
-mv "$broker/20-herald.conf.new" "$broker/20-herald.conf"
+# RabbitMQ's only user is herald, with that password (no guest); the cluster's nodes find
+# each other by name.
+mkdir -p "$broker/single" "$broker/cluster"
+printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "$secrets/amqp-password")" > "$broker/single/20-herald.conf"
+cp "$broker/single/20-herald.conf" "$broker/cluster/20-herald.conf"
+printf 'cluster_formation.peer_discovery_backend = classic_config\ncluster_formation.classic_config.nodes.1 = rabbit@rabbitmq\ncluster_formation.classic_config.nodes.2 = rabbit@rabbitmq-2\ncluster_formation.classic_config.nodes.3 = rabbit@rabbitmq-3\n' > "$broker/cluster/30-cluster.conf"
+[ -s "$broker/erlang-cookie" ] || random_hex > "$broker/erlang-cookie"
 # Its plugins: the management UI and API (heraldctl queues) and the Prometheus endpoint.
 printf '[rabbitmq_management,rabbitmq_prometheus].\n' > "$broker/enabled_plugins"
 # The services run as their own users: they may read, nobody may write.
 chmod 0444 "$secrets"/amqp-password "$secrets"/demo-api-key "$secrets"/demo-chat-api-key "$secrets"/demo-webhook-secret "$secrets"/grafana-admin-password \
-    "$broker/20-herald.conf" "$broker/enabled_plugins"
+    "$secrets"/postgres-password "$broker"/single/20-herald.conf "$broker"/cluster/*.conf "$broker/enabled_plugins"
+# Read by root, which installs it as the node's cookie.
+chmod 0400 "$broker/erlang-cookie"
 echo "make-secrets: the stack's secrets are in place"

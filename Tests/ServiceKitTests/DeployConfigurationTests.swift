@@ -18,7 +18,7 @@ struct DeployConfigurationTests {
         #expect(chat.delivery.mode == .webhook && chat.delivery.allowPrivateNetworks)
         // The keys and secrets the file names are made by the stack on its first start, never committed.
         #expect(chat.delivery.signingSecretFile?.hasSuffix("secrets/demo-webhook-secret") == true)
-        for name in ["demo-api-key", "demo-chat-api-key", "demo-webhook-secret", "amqp-password", "grafana-admin-password"] {
+        for name in ["demo-api-key", "demo-chat-api-key", "demo-webhook-secret", "amqp-password", "grafana-admin-password", "postgres-password"] {
             #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent("secrets/\(name)").path), "\(name) is committed")
         }
     }
@@ -39,8 +39,17 @@ struct DeployConfigurationTests {
         #expect(password.count == 64 && password.allSatisfy(\.isHexDigit))
         #expect(try read("demo-api-key").count == 64 && read("demo-api-key") != read("demo-chat-api-key"))
         #expect(try read("demo-webhook-secret").hasPrefix("whsec_"))
-        let brokerConfig = try String(contentsOf: broker.appendingPathComponent("20-herald.conf"), encoding: .utf8)
-        #expect(brokerConfig.contains("default_user = herald\ndefault_pass = \(password)\n"))
+        for variant in ["single", "cluster"] {
+            let brokerConfig = try String(contentsOf: broker.appendingPathComponent("\(variant)/20-herald.conf"), encoding: .utf8)
+            #expect(brokerConfig.contains("default_user = herald\ndefault_pass = \(password)\n"), "\(variant)")
+        }
+        // The scale profile: the cluster's nodes find each other and share a cookie; PostgreSQL has its own password.
+        let cluster = try String(contentsOf: broker.appendingPathComponent("cluster/30-cluster.conf"), encoding: .utf8)
+        #expect(["rabbit@rabbitmq", "rabbit@rabbitmq-2", "rabbit@rabbitmq-3"].allSatisfy { cluster.contains($0) })
+        #expect(!FileManager.default.fileExists(atPath: broker.appendingPathComponent("single/30-cluster.conf").path), "one node alone looks for no peers")
+        let cookie = try String(contentsOf: broker.appendingPathComponent("erlang-cookie"), encoding: .utf8)
+        #expect(cookie.count == 64 && cookie != password)
+        #expect(try read("postgres-password").count == 64 && read("postgres-password") != password)
         #expect(try read("grafana-admin-password").count == 64 && read("grafana-admin-password") != password)
         let plugins = try String(contentsOf: broker.appendingPathComponent("enabled_plugins"), encoding: .utf8)
         #expect(plugins == "[rabbitmq_management,rabbitmq_prometheus].\n", "the management API and the Prometheus endpoint the dashboards scrape")
@@ -48,5 +57,6 @@ struct DeployConfigurationTests {
         let key = try read("demo-api-key")
         #expect(try await runCommand("sh", [script, secrets.path, broker.path]).status == 0)
         #expect(try read("demo-api-key") == key && read("amqp-password") == password)
+        #expect(try String(contentsOf: broker.appendingPathComponent("erlang-cookie"), encoding: .utf8) == cookie, "the cluster keeps its cookie")
     }
 }
