@@ -38,6 +38,17 @@ METRICS_PORTS = {
     "herald-gateway": 9080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
     "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-sandbox": 8090,
 }
+
+
+def metrics_port(name):
+    """A service's metrics port; replica k of it (`herald-fcm-2`, scripts/run HERALD_REPLICAS)
+    listens 100 * (k - 1) above."""
+    if name in METRICS_PORTS:
+        return METRICS_PORTS[name]
+    base, _, k = name.rpartition("-")
+    return METRICS_PORTS[base] + 100 * (int(k) - 1)
+
+
 QUEUES = ["registration.events", "preferences.resolved", "encryption.allowed", "dispatch.fcm", "registration.outcomes"]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -68,7 +79,7 @@ def metric(text, name, **labels):
 
 def scrape(name):
     try:
-        return get(f"http://127.0.0.1:{METRICS_PORTS[name]}/metrics", timeout=10)
+        return get(f"http://127.0.0.1:{metrics_port(name)}/metrics", timeout=10)
     except OSError:
         return ""
 
@@ -84,10 +95,10 @@ class Processes:
 
     def __init__(self, run_dir):
         self.pids = {}
-        for name in METRICS_PORTS:
-            path = os.path.join(run_dir, "pids", name)
-            if os.path.exists(path):
-                self.pids[name] = int(open(path).read().strip())
+        for name in sorted(os.listdir(os.path.join(run_dir, "pids"))):
+            base = name.rpartition("-")[0] if name[-1].isdigit() else name
+            if base in METRICS_PORTS:
+                self.pids[name] = int(open(os.path.join(run_dir, "pids", name)).read().strip())
         beam = subprocess.run(["pgrep", "-f", "beam.smp"], capture_output=True, text=True).stdout.split()
         if beam:
             self.pids["rabbitmq"] = int(beam[0])
