@@ -10,8 +10,9 @@ import Testing
 struct RevocationStageTests {
     typealias S = RegistrySamples
 
-    @Test func aRevocationRemovesTheDeviceOrKeepsARenewedOneAndEmitsAnOutcome() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func aRevocationRemovesTheDeviceOrKeepsARenewedOneAndEmitsAnOutcome(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let sent = Date()
         try await store.register(app: "a", S.device("stale", token: "dead-1"), now: sent.addingTimeInterval(-60))

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldTestSupport
 import Registry
 import ServiceKit
 import Testing
@@ -14,8 +15,9 @@ import Testing
         "sponsor": AppConfiguration(delivery: .init(mode: .direct, url: "https://sponsor.example/forward", signingSecretFile: "/secret")),
     ])
 
-    @Test func everyDeliveryOfAWebhookModeAppGoesToTheWebhookNamingItsDevice() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func everyDeliveryOfAWebhookModeAppGoesToTheWebhookNamingItsDevice(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm", key: S.deviceKey))
         try await store.register(app: "chat", S.device("bob-tablet", user: "bob", token: "bob-hms", platform: .hms))
@@ -29,8 +31,9 @@ import Testing
         }
     }
 
-    @Test func aTypeThreeSponseeGoesToTheSponsorsEndpointWithItsDetailsAndATypeFourOneToFCM() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func aTypeThreeSponseeGoesToTheSponsorsEndpointWithItsDetailsAndATypeFourOneToFCM(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
@@ -42,16 +45,18 @@ import Testing
         #expect(pushed.platform == .fcm && pushed.token == "s4-token" && pushed.recipient == nil)
     }
 
-    @Test func aDirectModeAppsDevicesArePushed() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func aDirectModeAppsDevicesArePushed(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "sponsor", S.device("d1", user: "u1", token: "t1"))
         let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["u1"])))
         #expect(recipients.map(\.device.platform) == [.fcm])
     }
 
-    @Test func aGoneEndpointRemovesTheSponseeUntilItRegistersAgain() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func aGoneEndpointRemovesTheSponseeUntilItRegistersAgain(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "details"), now: Date(timeIntervalSince1970: 1000))
         let gone = TokenRevoked(app: "sponsor", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "sponsee:s3", failedSendAt: Date(timeIntervalSince1970: 2000))
@@ -63,8 +68,9 @@ import Testing
         #expect(try await store.sponsees(app: "sponsor", ids: ["s3"]).count == 1)
     }
 
-    @Test func aGoneEndpointRemovesTheDeviceOfAWebhookModeApp() async throws {
-        let (store, directory) = try await S.store()
+    @Test(arguments: StoreBackend.available)
+    func aGoneEndpointRemovesTheDeviceOfAWebhookModeApp(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"), now: Date(timeIntervalSince1970: 1000))
         let gone = TokenRevoked(app: "chat", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "bob-phone", failedSendAt: Date(timeIntervalSince1970: 2000))
