@@ -166,6 +166,7 @@ let package = Package(
         .target(
             name: "HeraldStorage",
             dependencies: [
+                "ServiceKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

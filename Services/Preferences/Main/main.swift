@@ -6,15 +6,7 @@ import PreferenceRules
 import ServiceKit
 
 @Sendable func setUp(_ runtime: ServiceRuntime) async throws -> ServiceParts {
-    let location: StoreLocation
-    do {
-        location = try StoreLocation(
-            databaseURL: runtime.environment.databaseURL, password: runtime.environment.databasePassword,
-            dataDirectory: runtime.environment.dataDirectory)
-    } catch {
-        throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", "\(error)")
-    }
-    let database = try await location.openDatabase(schema: "preferences", logger: runtime.logger)
+    let (location, database) = try await runtime.openStore(schema: "preferences")
     let storage = try await PreferenceStores.storage(location, database: database)
     // Replicas share a PostgreSQL database: each tells the others what it changed.
     var announce: (@Sendable (PreferenceEntry.Key) async -> Void)?

@@ -6,15 +6,7 @@ import Registry
 import ServiceKit
 
 await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runtime in
-    let location: StoreLocation
-    do {
-        location = try StoreLocation(
-            databaseURL: runtime.environment.databaseURL, password: runtime.environment.databasePassword,
-            dataDirectory: runtime.environment.dataDirectory)
-    } catch {
-        throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", "\(error)")
-    }
-    let database = try await location.openDatabase(schema: "registration", logger: runtime.logger)
+    let (location, database) = try await runtime.openStore(schema: "registration")
     let store = try await RegistrationStores.open(location, database: database)
     return ServiceParts(clients: database.map { [$0] } ?? [], services: [
         RegistrationStages.resolving(runtime: runtime, store: store),
