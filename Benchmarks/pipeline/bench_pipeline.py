@@ -177,6 +177,18 @@ def register_devices(api_key, run, audiences):
     log(f"registered {len(jobs)} devices in {time.time() - started:.1f} s")
 
 
+def sandbox_receipts(run):
+    """(received at, Unix ms; the message id) of every push the sandbox accepted for FCM whose
+    message id belongs to `run`, oldest first."""
+    receipts = []
+    for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
+        millis, _, event = line.split(" ", 2)
+        event = event.split(":", 1)[-1]  # the gateway's event id is "<source>:<messageId>"
+        if event.startswith(run + "-"):
+            receipts.append((int(millis), event))
+    return receipts
+
+
 def wrk(api_key, run, prefix, ids, seconds, connections, rate):
     threads = 2
     per_thread = rate / threads if rate else 0
@@ -233,12 +245,8 @@ def run_shape(args, processes, shape, base, run):
     samples = sampler.stop()
     published_by = {name: metric(scrape(name), "herald_amqp_published_total") - before for name, before in published_before.items()}
     published = sum(published_by.values())
-    receipts = []
-    for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
-        millis, _, event = line.split(" ", 2)
-        event = event.split(":", 1)[-1]  # the gateway's event id is "<source>:<messageId>"
-        if event.startswith(run + "-"):
-            receipts.append((int(millis), int(event.split("-")[-2])))
+    # (received, sent): the send time is written into each event id.
+    receipts = [(received, int(event.split("-")[-2])) for received, event in sandbox_receipts(run)]
     # Each shape starts with an empty sandbox inbox: the sandbox keeps every request it
     # accepted, and hundreds of thousands of them slow it down (a harness artifact).
     urllib.request.urlopen(urllib.request.Request(f"{SANDBOX}/sandbox/messages", method="DELETE"), timeout=60).read()

@@ -72,13 +72,10 @@ SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage()] + [
 
 
 def receipts_of(run):
-    """(received at, Unix ms) of every push the sandbox accepted for this run, by event id."""
+    """The arrival times (Unix ms) of every push the sandbox accepted for this run, by event id."""
     by_event = {}
-    for line in pipeline.get(f"{pipeline.SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
-        millis, _, event = line.split(" ", 2)
-        event = event.split(":", 1)[-1]
-        if event.startswith(run + "-"):
-            by_event.setdefault(event, []).append(int(millis))
+    for millis, event in pipeline.sandbox_receipts(run):
+        by_event.setdefault(event, []).append(millis)
     return by_event
 
 
