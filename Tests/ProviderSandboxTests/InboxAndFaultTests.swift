@@ -63,6 +63,25 @@ struct InboxAndFaultTests {
         await client.stop()
     }
 
+    @Test("a throttle window makes every send answer 429 with its Retry-After until it ends")
+    func throttle() async throws {
+        let client = try await SandboxClient.start()
+        let fcmToken = try await client.fcmAccessToken()
+        let hmsToken = try await client.hmsAccessToken()
+        let set = try await client.request("PUT", "/sandbox/faults", body: client.json(["throttleSeconds": 60, "retryAfterSeconds": 7]))
+        #expect(set.status == 200 && set.json["throttleUntil"] != nil && set.json["retryAfterSeconds"] as? Int == 7, "\(set.text)")
+        let fcm = try await client.sendFCM(["token": "t"], token: fcmToken)
+        #expect(fcm.status == 429 && fcm.headers["retry-after"] == "7")
+        #expect(fcm.text.contains("QUOTA_EXCEEDED"), "\(fcm.text)")
+        let hms = try await client.sendHMS(["token": ["t"]], token: hmsToken)
+        #expect(hms.status == 429 && hms.headers["retry-after"] == "7")
+        #expect(client.running.sandbox.state.messages().isEmpty, "nothing throttled reaches the inbox")
+        #expect(try await client.request("DELETE", "/sandbox/faults").status == 204)
+        #expect(try await client.sendFCM(["token": "t"], token: fcmToken).status == 200)
+        #expect(try await client.sendHMS(["token": ["t"]], token: hmsToken).status == 200)
+        await client.stop()
+    }
+
     @Test("an error rate of 1 fails every send, 0 none; added latency delays answers")
     func errorRateAndLatency() async throws {
         let client = try await SandboxClient.start()
@@ -82,7 +101,7 @@ struct InboxAndFaultTests {
     @Test("bad fault settings are refused with a problem naming the field")
     func badFaults() async throws {
         let client = try await SandboxClient.start()
-        for (body, expected) in [(["errorRate": 2], "errorRate"), (["latencyMs": -1], "latencyMs"), (["outage": 1], "unknown field \"outage\"")] as [([String: Any], String)] {
+        for (body, expected) in [(["errorRate": 2], "errorRate"), (["latencyMs": -1], "latencyMs"), (["outage": 1], "unknown field \"outage\""), (["throttleSeconds": 0], "throttleSeconds"), (["retryAfterSeconds": 0], "retryAfterSeconds")] as [([String: Any], String)] {
             let answer = try await client.request("PUT", "/sandbox/faults", body: client.json(body))
             #expect(answer.status == 400 && (answer.json["detail"] as? String)?.contains(expected) == true, "\(answer.text)")
         }

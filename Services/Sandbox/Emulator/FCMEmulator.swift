@@ -65,6 +65,9 @@ struct FCMEmulator: Sendable {
             delay += parsed.delayMilliseconds
             rule = parsed
         }
+        if let retryAfter = state.injectedThrottle() {
+            return failure(for: .quota(times: nil), retryAfter: retryAfter).delayed(by: delay)
+        }
         if state.injectedUnavailability() {
             return failure(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }

@@ -98,6 +98,9 @@ struct HMSEmulator: Sendable {
         if let limit = rules.compactMap({ rule -> Int? in if case .tooMany(let limit) = rule.failure { limit } else { nil } }).min(), tokens.count > limit {
             return answered(400, "80300010", "The number of tokens in the message body exceeds the default value (\(limit))", outcome: "too_many_tokens").delayed(by: delay)
         }
+        if let retryAfter = state.injectedThrottle() {
+            return answered(429, "81000001", "System internal error: flow control", outcome: "throttled", retryAfter: retryAfter).delayed(by: delay)
+        }
         if state.injectedUnavailability() {
             return answered(503, "81000001", "System internal error: flow control", outcome: "unavailable", retryAfter: 1).delayed(by: delay)
         }

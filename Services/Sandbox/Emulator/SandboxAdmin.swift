@@ -102,13 +102,14 @@ struct SandboxAdmin: Sendable {
     }
 
     /// `PUT /sandbox/faults` with `{"outageSeconds": 30}` or `{"outageFrom": ts, "outageUntil": ts}`,
-    /// `"errorRate": 0…1` and `"latencyMs": n`; fields left out are reset.
+    /// `"errorRate": 0…1`, `"latencyMs": n`, and `{"throttleSeconds": 30, "retryAfterSeconds": 5}`
+    /// (every send answers 429 with that `Retry-After`); fields left out are reset.
     func setFaults(_ request: SandboxRequest) -> SandboxReply {
         let body = request.body
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return problem(400, "the body must be a JSON object")
         }
-        let known: Set<String> = ["outageSeconds", "outageFrom", "outageUntil", "errorRate", "latencyMs"]
+        let known: Set<String> = ["outageSeconds", "outageFrom", "outageUntil", "errorRate", "latencyMs", "throttleSeconds", "retryAfterSeconds"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             return problem(400, "unknown field \"\(unknown)\"; known: \(known.sorted().joined(separator: ", "))")
         }
@@ -130,6 +131,16 @@ struct SandboxAdmin: Sendable {
         if let latency = object["latencyMs"] {
             guard let number = SandboxHTTP.number(latency), number == number.rounded(), case let value = Int(number), (0...60_000).contains(value) else { return problem(400, "latencyMs must be a whole number of milliseconds from 0 to 60000") }
             faults.latencyMilliseconds = value
+        }
+        if let seconds = object["throttleSeconds"] {
+            guard let value = SandboxHTTP.number(seconds), value > 0 else { return problem(400, "throttleSeconds must be a positive number") }
+            faults.throttle = Date()...Date().addingTimeInterval(value)
+        }
+        if let retryAfter = object["retryAfterSeconds"] {
+            guard let number = SandboxHTTP.number(retryAfter), number == number.rounded(), case let value = Int(number), (1...3600).contains(value) else {
+                return problem(400, "retryAfterSeconds must be a whole number of seconds from 1 to 3600")
+            }
+            faults.retryAfterSeconds = value
         }
         sandbox.state.currentFaults = faults
         return SandboxHTTP.json(200, describe(faults))
@@ -158,7 +169,11 @@ struct SandboxAdmin: Sendable {
     }
 
     private func describe(_ faults: SandboxState.Faults) -> [String: Any] {
-        var object: [String: Any] = ["errorRate": faults.errorRate, "latencyMs": faults.latencyMilliseconds]
+        var object: [String: Any] = ["errorRate": faults.errorRate, "latencyMs": faults.latencyMilliseconds, "retryAfterSeconds": faults.retryAfterSeconds]
+        if let throttle = faults.throttle {
+            object["throttleFrom"] = HeraldJSON.formatTimestamp(throttle.lowerBound)
+            object["throttleUntil"] = HeraldJSON.formatTimestamp(throttle.upperBound)
+        }
         if let outage = faults.outage {
             object["outageFrom"] = HeraldJSON.formatTimestamp(outage.lowerBound)
             object["outageUntil"] = HeraldJSON.formatTimestamp(outage.upperBound)

@@ -61,11 +61,21 @@ public final class SandboxState: Sendable {
         public var errorRate: Double = 0
         /// Added to every send.
         public var latencyMilliseconds: Int = 0
+        /// While now is in this window, every send answers 429 (over quota) with
+        /// `Retry-After: retryAfterSeconds`.
+        public var throttle: ClosedRange<Date>?
+        /// The `Retry-After` of a throttled send.
+        public var retryAfterSeconds: Int = 1
 
-        public init(outage: ClosedRange<Date>? = nil, errorRate: Double = 0, latencyMilliseconds: Int = 0) {
+        public init(
+            outage: ClosedRange<Date>? = nil, errorRate: Double = 0, latencyMilliseconds: Int = 0,
+            throttle: ClosedRange<Date>? = nil, retryAfterSeconds: Int = 1
+        ) {
             self.outage = outage
             self.errorRate = errorRate
             self.latencyMilliseconds = latencyMilliseconds
+            self.throttle = throttle
+            self.retryAfterSeconds = retryAfterSeconds
         }
     }
 
@@ -190,6 +200,13 @@ public final class SandboxState: Sendable {
         let current = currentFaults
         if let outage = current.outage, outage.contains(now) { return true }
         return current.errorRate > 0 && Double.random(in: 0..<1) < current.errorRate
+    }
+
+    /// The `Retry-After` seconds of a 429 when this send falls in a throttle window.
+    func injectedThrottle(now: Date = Date()) -> Int? {
+        let current = currentFaults
+        guard let throttle = current.throttle, throttle.contains(now) else { return nil }
+        return current.retryAfterSeconds
     }
 
     // MARK: Inbox
