@@ -383,6 +383,7 @@ let package = Package(
             dependencies: [
                 "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),

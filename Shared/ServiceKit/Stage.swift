@@ -4,6 +4,7 @@ import Logging
 import Messaging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// The pipeline stage every middle service is: consume one queue, decode contract `Input`,
 /// call the handler, publish its emissions with confirms, and only then acknowledge the
@@ -15,6 +16,11 @@ import ServiceLifecycle
 ///   then acknowledged.
 /// - Any other failure is retried: the input goes back to the queue after a short backoff,
 ///   up to `maxAttempts` deliveries; then it is dead-lettered with the last error.
+/// - A failure saying the service itself cannot work now (`StageError.unavailable`, or a
+///   `ResourceFailure` such as a full disk or a database that does not answer) is no fault
+///   of the input: it goes back to the queue without counting an attempt, after a backoff
+///   that grows to 5 s while the failures last, so an outage of the store is waited out
+///   instead of dead-lettering everything that arrived during it.
 /// - On graceful shutdown the stage stops consuming, finishes what it holds, and returns.
 ///
 /// A stage runs in one of two modes. Per message (`handler:`): every input is handled on
@@ -160,6 +166,15 @@ public struct Stage<Input: Contract>: Service {
         let retried: Counter
         let commitFailures: Counter
         let duration: Metrics.Timer
+        /// Failures in a row saying the service cannot work now: the backoff of the next.
+        let unavailable = UnavailableStreak()
+
+        final class UnavailableStreak: Sendable {
+            private let count = Mutex(0)
+            /// The wait before trying again after one more such failure.
+            func next() -> Duration { Processor.backoff.delay(attempt: count.withLock { value in defer { value += 1 }; return value }) }
+            func reset() { count.withLock { $0 = 0 } }
+        }
 
         init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, work: Work, hooks: Hooks, logger: Logger) {
             self.work = work
@@ -204,8 +219,9 @@ public struct Stage<Input: Contract>: Service {
             }
             var outputs: [OutgoingMessage] = []
             var done: [Input] = []
-            var failed: [Input] = []
+            var failed: [(input: Input, attempts: Int)] = []
             var lastError: (any Error)?
+            var onlyUnavailable = true
             let attempt = Self.attempts(of: message) + 1
             do {
                 for (input, result) in zip(inputs, results) {
@@ -216,13 +232,18 @@ public struct Stage<Input: Contract>: Service {
                     case .failure(let error as StageError) where error.reason == .rejected:
                         outputs.append(try element(input, of: message, deadLettered: "rejected: \(error.message)"))
                         deadLettered.increment()
+                    case .failure(let error) where StageError.isUnavailable(error):
+                        // Not the input's fault: back to the queue, no attempt counted.
+                        failed.append((input, attempt - 1))
+                        lastError = error
                     case .failure(let error):
                         if attempt >= maxAttempts {
                             outputs.append(try element(input, of: message, deadLettered: "failed \(attempt) times, last: \(error)"))
                             deadLettered.increment()
                         } else {
-                            failed.append(input)
+                            failed.append((input, attempt))
                             lastError = error
+                            onlyUnavailable = false
                         }
                     }
                 }
@@ -231,12 +252,14 @@ public struct Stage<Input: Contract>: Service {
                         "stage": "\(stage)", "failed": "\(failed.count)", "attempt": "\(attempt)", "error": "\(lastError.map { "\($0)" } ?? "-")",
                     ])
                     retried.increment(by: Int64(failed.count))
-                    try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
-                    for input in failed {
+                    try? await Task.sleep(for: onlyUnavailable ? unavailable.next() : Self.backoff.delay(attempt: attempt - 1))
+                    for (input, attempts) in failed {
                         outputs.append(requeued(
                             try input.wireJSON(), properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId),
-                            attempts: attempt, of: message))
+                            attempts: attempts, of: message))
                     }
+                } else {
+                    unavailable.reset()
                 }
                 try await publisher.publish(contentsOf: MessagePack.pack(outputs))
                 if let afterPublish = hooks.afterPublish { await afterPublish(message) }
@@ -270,7 +293,7 @@ public struct Stage<Input: Contract>: Service {
         /// stage's backoff); if it still fails, the input is acknowledged anyway with an error
         /// logged and counted: redelivering it would send every output a second time.
         private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async {
-            let failure = await Self.backoff.retrying(attempts: maxAttempts, failed: { attempt, error in
+            let failure = await Self.backoff.retrying(attempts: maxAttempts, counts: { !StageError.isUnavailable($0) }, failed: { attempt, error in
                 logger.warning("stage commit failed", metadata: [
                     "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
                 ])
@@ -341,6 +364,7 @@ public struct Stage<Input: Contract>: Service {
                 if let committed, let owned, !owned.isEmpty { await commitAfterPublish("a batch of \(owned.count)") { try await committed(owned) } }
                 for message in messages { message.ack() }
                 processed.increment(by: Int64(inputs.count))
+                unavailable.reset()
             } catch let error as StageError where error.reason == .rejected {
                 if let owned, let released { await released(owned) }
                 for message in messages { await deadLetter(message, reason: "rejected: \(error.message)") }
@@ -353,7 +377,8 @@ public struct Stage<Input: Contract>: Service {
         }
 
         /// Requeues after a short backoff (one wait for the whole batch), or dead-letters
-        /// the inputs whose attempts are spent. A requeued input is published again to the
+        /// the inputs whose attempts are spent. When the error says the service cannot work
+        /// now, no attempt is counted and nothing is dead-lettered. A requeued input is published again to the
         /// back of its queue with its attempts so far in `x-herald-attempts` (and where it
         /// first came from), then acknowledged: the count does not depend on the broker
         /// counting a `basic.nack` as a delivery (RabbitMQ 4.3 no longer does). Should that
@@ -361,13 +386,14 @@ public struct Stage<Input: Contract>: Service {
         private func retry(_ messages: [ReceivedMessage], after error: any Error) async {
             var requeue: [(message: ReceivedMessage, attempts: Int)] = []
             var attempt = 1
+            let waits = StageError.isUnavailable(error)
             for message in messages {
-                let attempts = Self.attempts(of: message) + 1
-                if attempts >= maxAttempts {
+                let attempts = Self.attempts(of: message) + (waits ? 0 : 1)
+                if !waits && attempts >= maxAttempts {
                     await deadLetter(message, reason: "failed \(attempts) times, last: \(error)")
                     continue
                 }
-                logger.warning("stage input failed; requeueing", metadata: [
+                logger.warning(waits ? "the service cannot work now; requeueing without counting an attempt" : "stage input failed; requeueing", metadata: [
                     "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")",
                     "attempt": "\(attempts)", "error": "\(error)",
                 ])
@@ -376,7 +402,7 @@ public struct Stage<Input: Contract>: Service {
             }
             guard !requeue.isEmpty else { return }
             retried.increment(by: Int64(requeue.count))
-            try? await Task.sleep(for: Self.backoff.delay(attempt: attempt - 1))
+            try? await Task.sleep(for: waits ? unavailable.next() : Self.backoff.delay(attempt: attempt - 1))
             let again = requeue.map { requeued($0.message.body, properties: $0.message.properties, attempts: $0.attempts, of: $0.message) }
             do {
                 try await publisher.publish(contentsOf: again)

@@ -278,6 +278,62 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [outputsCollector])
     }
 
+    /// A full disk or a database that does not answer is no fault of the input: dead-lettering
+    /// it after a few quick attempts would lose a notification to a 10-second outage.
+    @Test("an input failing because the service cannot work now is retried past its attempts until the service recovers, never dead-lettered")
+    func unavailableServiceIsWaitedOut() async throws {
+        let fixture = try StageFixture()
+        let calls = Tally()
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 2) { _ in
+            await calls.add()
+            if await calls.value < 6 { throw StageError.unavailable("the store's disk is full") }
+        })
+        try await fixture.publishInput(StageFixture.event("e-full"))
+        try await outputsCollector.inbox.waitUntil(timeout: .seconds(30), "the output once the store recovered") { $0.count == 1 }
+        #expect(await calls.value == 6)
+        #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
+        try await fixture.finish(group, running, collectors: [outputsCollector])
+    }
+
+    @Test("in a pack, an element failing because the service cannot work now is retried past its attempts too")
+    func unavailableServiceIsWaitedOutForPackElements() async throws {
+        let fixture = try StageFixture()
+        let calls = Tally()
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 2) { event in
+            guard event.id == "waits" else { return }
+            await calls.add()
+            if await calls.value < 5 { throw StageError.unavailable("the database does not answer") }
+        })
+        let messages = try ["a", "waits"].map { try OutgoingMessage(contract: StageFixture.event($0), exchange: fixture.work.exchange.name, routingKey: "work") }
+        try await fixture.runtime.requirePublisher.publish(contentsOf: MessagePack.pack(messages))
+        try await outCollector.inbox.waitUntil(timeout: .seconds(30), "both outputs") { $0.count == 2 }
+        #expect(await calls.value == 5)
+        #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
+        try await fixture.finish(group, running, collectors: [outCollector])
+    }
+
+    @Test("a commit failing because the service cannot work now is tried past its attempts until it succeeds")
+    func unavailableCommitIsWaitedOut() async throws {
+        let fixture = try StageFixture()
+        let commits = Tally()
+        let output = fixture.output
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let stage = Stage<NotificationEvent>(consuming: fixture.work.queue, prefetch: 8, maxAttempts: 2, runtime: fixture.runtime, committed: { (_: NotificationEvent) in
+            await commits.add()
+            if await commits.value < 5 { throw StageError.unavailable("the store's disk is full") }
+        }) { event in
+            [try .publish(event, to: output, routingKey: "out")]
+        }
+        let (group, running) = fixture.start(stage)
+        try await fixture.publishInput(StageFixture.event("e-commit-full"))
+        try await eventually("the fifth commit") { await commits.value == 5 }
+        try await outCollector.inbox.waitUntil("the output") { $0.count == 1 }
+        #expect(await outCollector.inbox.messages.count == 1, "published once")
+        try await fixture.finish(group, running, collectors: [outCollector])
+    }
+
     /// The stage counts the attempts itself, so a classic queue, whose broker counts no
     /// redeliveries, bounds them as a quorum queue does.
     @Test("a failure that persists is dead-lettered after the last attempt, with the last error and its routing key",
