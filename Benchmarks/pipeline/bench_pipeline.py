@@ -117,11 +117,15 @@ class Processes:
 
 
 class QueueSampler(threading.Thread):
-    """Ready messages of the work queues every half second (passive declares: cheap)."""
+    """Ready messages of the work queues every half second (passive declares: cheap). While
+    the broker does not answer (the resilience benchmark restarts it) a sample has only its
+    time, and the sampler connects again."""
 
-    def __init__(self, amqp_url):
+    def __init__(self, amqp_url, queues=None):
         super().__init__(daemon=True)
-        self.connection = pika.BlockingConnection(pika.URLParameters(amqp_url))
+        self.queues = queues or QUEUES
+        self.parameters = pika.URLParameters(amqp_url)
+        self.connection = pika.BlockingConnection(self.parameters)
         self.channel = self.connection.channel()
         self.samples = []
         self.stopping = threading.Event()
@@ -130,15 +134,24 @@ class QueueSampler(threading.Thread):
         started = time.time()
         while not self.stopping.is_set():
             row = {"t": round(time.time() - started, 2)}
-            for queue in QUEUES:
-                row[queue] = self.channel.queue_declare(queue, passive=True).method.message_count
+            try:
+                if self.channel is None:
+                    self.connection = pika.BlockingConnection(self.parameters)
+                    self.channel = self.connection.channel()
+                for queue in self.queues:
+                    row[queue] = self.channel.queue_declare(queue, passive=True).method.message_count
+            except pika.exceptions.AMQPError:
+                self.channel = None
             self.samples.append(row)
             self.stopping.wait(0.5)
 
     def stop(self):
         self.stopping.set()
         self.join()
-        self.connection.close()
+        try:
+            self.connection.close()
+        except pika.exceptions.AMQPError:
+            pass
         return self.samples
 
 
@@ -189,12 +202,18 @@ def sandbox_receipts(run):
     return receipts
 
 
-def wrk(api_key, run, prefix, ids, seconds, connections, rate):
+def wrk_command(api_key, run, prefix, ids, seconds, connections, rate):
+    """wrk sending Smart ID pushes to `ids` push ids `<prefix><n>` for `seconds`, at `rate`
+    events/s in all (0: as fast as the connections allow)."""
     threads = 2
     per_thread = rate / threads if rate else 0
-    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
-               "-s", "Benchmarks/pipeline/push.lua", GATEWAY, "--",
-               "/v1/apps/demo/smartid/push", api_key, run, prefix, str(ids), str(per_thread)]
+    return ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
+            "-s", "Benchmarks/pipeline/push.lua", GATEWAY, "--",
+            "/v1/apps/demo/smartid/push", api_key, run, prefix, str(ids), str(per_thread)]
+
+
+def wrk(api_key, run, prefix, ids, seconds, connections, rate):
+    command = wrk_command(api_key, run, prefix, ids, seconds, connections, rate)
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(output.strip().splitlines()[-1])
 

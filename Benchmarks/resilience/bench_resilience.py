@@ -3,23 +3,31 @@ whole release stack (scripts/run up) to the provider sandbox, with the pipeline 
 harness (Benchmarks/pipeline/bench_pipeline.py: device registration, wrk pacing, queue
 sampling, the sandbox's receipts).
 
-Each scenario sends Smart ID pushes at RATE events/s (one device each) for SECONDS, starts its
-fault FAULT_AT seconds in and ends it FAULT_SECONDS later, then waits until the sandbox has a
-push for every accepted event (or DRAIN_TIMEOUT). It reports accepted events, deliveries
-expected, delivered (distinct events at the sandbox), lost (must be 0), duplicates (pushes
-beyond one per event), the time to drain after the fault ended, delivered/s and the work
-queues' depth over time, and each process's resident memory at the end. The time to drain is from the fault's end to the
-arrival of the last event sent before it ended.
+Each fault scenario sends Smart ID pushes at RATE events/s (one device each) for SECONDS,
+starts its fault FAULT_AT seconds in and ends it after the fault's duration, then waits until
+the sandbox has a push for every accepted event (or DRAIN_TIMEOUT). It reports accepted
+events, deliveries expected, delivered (distinct events at the sandbox), lost (must be 0),
+duplicates (pushes beyond one per event), messages dead-lettered during it, the time to drain
+after the fault ended (from the fault's end to the arrival of the last event sent before it
+ended), delivered/s and the work queues' depth over time, and each process's resident memory
+at the end.
 
-Scenarios so far: provider-outage (the sandbox answers 503 to every FCM and Push Kit send for
-the fault's duration, with Retry-After: 1) and kill-<service> (kill -9 of the gateway,
-registration, preferences, encryption and each dispatcher, started again after 5 s). The
-others of the resilience issue (429 with Retry-After, a broker restart, a full disk, memory
-after 10^6 deliveries) are still to come.
+Faults: provider-outage (the sandbox answers 503 to every FCM and Push Kit send for 30 s, with
+Retry-After: 1), provider-429 (429 with Retry-After: 5 for 30 s), broker-restart (the RabbitMQ
+node stopped and started again on its data), kill-<service> (kill -9 of the gateway,
+registration, preferences, encryption and each dispatcher, started again after 5 s) and
+disk-full (the SQLite stores' file system, a tmpfs scripts/bench-resilience mounts on the
+run's data folder, filled for 10 s).
+
+The memory scenario sends group pushes (20 devices each, 175 events/s: 3,500 deliveries/s,
+below what the pipeline sustains, so no backlog grows) until the sandbox has counted
+MEMORY_DELIVERIES deliveries, sampling each process's resident memory, and reports it after
+10^4 and after MEMORY_DELIVERIES deliveries. Every scenario starts once the queues are empty.
 """
 import argparse
 import json
 import os
+import shlex
 import sys
 import subprocess
 import threading
@@ -66,9 +74,137 @@ class Kill:
                        check=True, capture_output=True, text=True)
 
 
+class ProviderThrottle:
+    """FCM and Push Kit answer 429 (over quota) with `Retry-After: 5` to every send while it
+    lasts."""
+    name = "provider-429"
+    retry_after = 5
+
+    def start(self, seconds):
+        sandbox("PUT", "/sandbox/faults", {"throttleSeconds": seconds, "retryAfterSeconds": self.retry_after})
+
+    def end(self):
+        sandbox("DELETE", "/sandbox/faults")
+
+
+def broker_shell(command):
+    """A command with scripts/lib/broker.sh's functions; its output."""
+    return subprocess.run(["bash", "-c", f". scripts/lib/broker.sh; {command}"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+class BrokerRestart:
+    """The RabbitMQ node stopped (`rabbitmqctl stop`: connections closed, the VM ended) and
+    started again at once on its data; the fault lasts until it serves again."""
+    name = "broker-restart"
+    seconds = 0
+
+    def start(self, seconds):
+        self.dir = broker_shell("broker_dir")
+        broker_shell("as_root rabbitmqctl -q stop")
+
+    def end(self):
+        broker_shell(f"start_node_and_wait {shlex.quote(self.dir)}")
+
+
+class DiskFull:
+    """The file system of the services' data folders (Registration's and Preferences' SQLite
+    files), a tmpfs that scripts/bench-resilience mounts, filled for 10 s: fallocate takes
+    what is free, dd the last blocks."""
+    name = "disk-full"
+    seconds = 10
+
+    def available(self):
+        if not DATA_DIR or not os.path.ismount(DATA_DIR):
+            return "the data folder is not a mount of its own (scripts/bench-resilience mounts a tmpfs when run as root)"
+        return None
+
+    def free_bytes(self):
+        stat = os.statvfs(DATA_DIR)
+        return stat.f_bavail * stat.f_frsize
+
+    def start(self, seconds):
+        self.fillers = [os.path.join(DATA_DIR, "filler"), os.path.join(DATA_DIR, "filler-rest")]
+        subprocess.run(["fallocate", "-l", str(max(0, self.free_bytes() - (1 << 20))), self.fillers[0]], check=True)
+        subprocess.run(["dd", "if=/dev/zero", f"of={self.fillers[1]}", "bs=4096"], capture_output=True)
+        self.free_during = self.free_bytes()
+
+    def end(self):
+        for filler in self.fillers:
+            os.remove(filler)
+
+
 RUN_DIR = ""
-SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage()] + [
-    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "webhook")]}
+DATA_DIR = ""
+SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage(), ProviderThrottle(), BrokerRestart()] + [
+    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "webhook")] + [DiskFull()]}
+
+
+def dead_letters():
+    """Messages in the dead-letters queue (every dead letter, kept for heraldctl) now."""
+    output = broker_shell("as_root rabbitmqctl -q list_queues name messages --no-table-headers")
+    total = 0
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "dead-letters" and parts[1].isdigit():
+            total += int(parts[1])
+    return total
+
+
+def sandbox_delivered():
+    return pipeline.metric(pipeline.scrape("herald-sandbox"), "herald_sandbox_requests_total",
+                           provider="fcm", endpoint="send", outcome="delivered")
+
+
+def wait_until_idle(args, timeout=600):
+    """Waits until the work queues and the FCM retry tiers are empty (twice in a row), so a
+    scenario does not start behind the last one's backlog; answers the seconds it took."""
+    import pika
+    started = time.time()
+    connection = pika.BlockingConnection(pika.URLParameters(args.amqp_url))
+    channel = connection.channel()
+    empty_in_a_row = 0
+    try:
+        while empty_in_a_row < 2 and time.time() - started < timeout:
+            ready = sum(channel.queue_declare(queue, passive=True).method.message_count for queue in pipeline.QUEUES + RETRY_QUEUES)
+            empty_in_a_row = empty_in_a_row + 1 if ready == 0 else 0
+            time.sleep(0.5)
+    finally:
+        connection.close()
+    return round(time.time() - started, 1)
+
+
+def run_memory(args, base, run):
+    """Group pushes (20 devices each) until the sandbox counted `args.memory_deliveries`; each
+    process's resident memory every 2 s, and at 10^4 and at the last mark."""
+    ids, per_id = pipeline.AUDIENCES["group"]
+    marks = [10_000, args.memory_deliveries]
+    before = sandbox_delivered()
+    started = time.time()
+    seconds = int(args.memory_deliveries / (args.memory_rate * per_id) * 2) + 60
+    load = subprocess.Popen(pipeline.wrk_command(args.api_key, run, f"{base}-group-", ids, seconds, 32, args.memory_rate),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    series, at_marks = [], {}
+    try:
+        while True:
+            delivered = int(sandbox_delivered() - before)
+            sizes = {name: round(size, 1) for name, size in pipeline.Processes(args.run_dir).rss_mib().items()}
+            series.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes})
+            for mark in marks:
+                if delivered >= mark and str(mark) not in at_marks:
+                    at_marks[str(mark)] = {"delivered": delivered, "residentMiB": sizes}
+            if delivered >= marks[-1] or load.poll() is not None:
+                break
+            time.sleep(2)
+    finally:
+        load.terminate()
+        load.wait()
+    seconds = round(time.time() - started, 1)
+    drained = wait_until_idle(args)
+    sandbox("DELETE", "/sandbox/messages")
+    return {"scenario": "memory", "run": run, "rate": args.memory_rate, "devicesPerEvent": per_id,
+            "seconds": seconds, "delivered": series[-1]["delivered"], "backlogDrainedSeconds": drained,
+            "atDeliveries": at_marks, "series": series}
 
 
 def receipts_of(run):
@@ -79,8 +215,24 @@ def receipts_of(run):
     return by_event
 
 
+# The FCM dispatcher's retry tiers: where the deliveries of a provider outage wait.
+RETRY_QUEUES = [f"retry.fcm.{tier}" for tier in ("1s", "2s", "4s", "8s", "15s", "30s", "1m", "2m", "5m", "10m", "20m")]
+
+
+def stage_retries():
+    """Inputs each service's stages put back on their queues so far (a failure retried, or
+    waited out while the service could not work)."""
+    counts = {}
+    for name in pipeline.METRICS_PORTS:
+        if name != "herald-sandbox":
+            counts[name] = pipeline.metric(pipeline.scrape(name), "herald_stage_messages_total", result="retried")
+    return counts
+
+
 def run_scenario(args, processes, scenario, base, run):
-    sampler = pipeline.QueueSampler(args.amqp_url)
+    dead_before = dead_letters()
+    retries_before = stage_retries()
+    sampler = pipeline.QueueSampler(args.amqp_url, pipeline.QUEUES + RETRY_QUEUES)
     sampler.start()
     started = time.time()
     fault = {}
@@ -109,7 +261,14 @@ def run_scenario(args, processes, scenario, base, run):
         if len(receipts) >= accepted or time.time() > deadline:
             break
         time.sleep(1)
-    samples = sampler.stop()
+    samples = []
+    for sample in sampler.stop():
+        # The retry tiers as one column: what waits to be sent again.
+        tiers = [sample.pop(queue) for queue in RETRY_QUEUES if queue in sample]
+        if tiers:
+            sample["retry.fcm (every tier)"] = sum(tiers)
+        samples.append(sample)
+    retries_after = stage_retries()
     pushes = sum(len(times) for times in receipts.values())
     last = max((max(times) for times in receipts.values()), default=int(time.time() * 1000)) / 1000
     per_second = {}
@@ -129,7 +288,13 @@ def run_scenario(args, processes, scenario, base, run):
                                                       if int(event.split("-")[-2]) <= fault["end"] * 1000), default=0) / 1000 - fault["end"]), 1),
         "deliveredPerSecond": [per_second.get(s, 0) for s in range(0, int(last - started) + 1)],
         "queueDepth": samples,
+        "deadLettered": dead_letters() - dead_before,
+        # A service killed in the scenario counts from its restart.
+        "stageRetries": {name: int(max(0, retries_after[name] - (retries_before[name] if retries_after[name] >= retries_before[name] else 0)))
+                         for name in retries_after},
+        "mostQueued": max((sum(value for key, value in sample.items() if key != "t" and value is not None) for sample in samples), default=0),
         "residentMiB": {name: round(size, 1) for name, size in pipeline.Processes(args.run_dir).rss_mib().items()},
+        **({"freeBytesDuringFault": scenario.free_during} if hasattr(scenario, "free_during") else {}),
     }
 
 
@@ -138,7 +303,10 @@ def main():
     parser.add_argument("--run-dir", required=True)
     parser.add_argument("--api-key", required=True)
     parser.add_argument("--amqp-url", default="amqp://guest:guest@127.0.0.1:5672/")
-    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--data-dir", default="")
+    parser.add_argument("--scenarios", default=",".join(["memory"] + list(SCENARIOS)))
+    parser.add_argument("--memory-deliveries", type=int, default=1_000_000)
+    parser.add_argument("--memory-rate", type=int, default=175)
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--fault-at", type=int, default=15)
@@ -147,21 +315,42 @@ def main():
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
 
-    global RUN_DIR
+    global RUN_DIR, DATA_DIR
     RUN_DIR = args.run_dir
+    DATA_DIR = args.data_dir
     processes = None
+    names = args.scenarios.split(",")
+    unknown = [name for name in names if name not in SCENARIOS and name != "memory"]
+    if unknown:
+        parser.error(f"unknown scenarios {', '.join(unknown)}; known: memory, {', '.join(SCENARIOS)}")
     run = f"r{int(time.time()) % 100000000:08d}"
-    pipeline.register_devices(args.api_key, run, {"solo": pipeline.AUDIENCES["solo"]})
+    pipeline.register_devices(args.api_key, run, {"solo": pipeline.AUDIENCES["solo"], "group": pipeline.AUDIENCES["group"]})
     results = []
-    for index, name in enumerate(args.scenarios.split(",")):
-        result = run_scenario(args, processes, SCENARIOS[name], run, f"{run}s{index}")
-        results.append(result)
-        pipeline.log(f"{name}: accepted {result['accepted']}, delivered {result['delivered']}, lost {result['lost']}, "
-                     f"duplicates {result['duplicates']}, drained {result['drainSecondsAfterFault']} s after the fault "
-                     f"(fault from {result['faultFromSecond']} s to {result['faultToSecond']} s)")
     document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "scenarios": results}
-    with open(args.output, "w") as out:
-        json.dump(document, out, indent=1)
+    for index, name in enumerate(names):
+        waited = wait_until_idle(args)
+        if waited > 2:
+            pipeline.log(f"waited {waited} s for the queues to empty before {name}")
+        if name == "memory":
+            result = run_memory(args, run, f"{run}s{index}")
+            pipeline.log(f"memory: {result['delivered']} deliveries in {result['seconds']} s; resident MiB at "
+                         + "; ".join(f"{mark}: {mark_figures['residentMiB']}" for mark, mark_figures in result["atDeliveries"].items()))
+        else:
+            scenario = SCENARIOS[name]
+            reason = scenario.available() if hasattr(scenario, "available") else None
+            if reason:
+                result = {"scenario": name, "skipped": reason}
+                pipeline.log(f"{name}: skipped: {reason}")
+            else:
+                result = run_scenario(args, processes, scenario, run, f"{run}s{index}")
+                pipeline.log(f"{name}: accepted {result['accepted']}, delivered {result['delivered']}, lost {result['lost']}, "
+                             f"duplicates {result['duplicates']}, dead-lettered {result['deadLettered']}, drained "
+                             f"{result['drainSecondsAfterFault']} s after the fault "
+                             f"(fault from {result['faultFromSecond']} s to {result['faultToSecond']} s)")
+        results.append(result)
+        # Written after every scenario: a long run interrupted keeps what it measured.
+        with open(args.output, "w") as out:
+            json.dump(document, out, indent=1)
 
 
 if __name__ == "__main__":

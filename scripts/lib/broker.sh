@@ -87,6 +87,27 @@ start_node() {
         setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups /usr/lib/rabbitmq/bin/rabbitmq-server -detached"
 }
 
+# broker_dir: the folder start_node was given for the running local node (its data stays
+# there across a restart), from the node's RABBITMQ_MNESIA_BASE.
+broker_dir() {
+    local base
+    base="$(as_root rabbitmqctl -q eval 'os:getenv("RABBITMQ_MNESIA_BASE").' | tr -d '"')"
+    case "$base" in
+        */mnesia) echo "${base%/mnesia}" ;;
+        *) echo "the running RabbitMQ node was not started by this script (RABBITMQ_MNESIA_BASE=$base)" >&2; return 1 ;;
+    esac
+}
+
+# start_node_and_wait DIR: start_node, then wait until the node serves (120 s at most).
+start_node_and_wait() {
+    start_node "$1"
+    local deadline=$((SECONDS + 120))
+    until as_root rabbitmqctl -q await_startup --timeout 10 >/dev/null 2>&1; do
+        if [ $SECONDS -gt $deadline ]; then echo "RabbitMQ did not start within 120 s" >&2; return 1; fi
+        sleep 0.5
+    done
+}
+
 stop_broker() {
     as_root rabbitmqctl -q stop >/dev/null 2>&1 || true
     if [ "$throwaway_node" -eq 1 ] && [ -n "$node_dir" ]; then as_root rm -rf "$node_dir"; fi

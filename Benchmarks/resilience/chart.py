@@ -1,0 +1,53 @@
+"""Draws the resilience benchmark's charts from its JSON, into a folder: for each fault
+(`<scenario>.png`), the deliveries the sandbox received per second and the ready messages of
+each work queue, with the fault shaded; for the memory scenario (`memory.png`), each
+process's resident memory against the deliveries so far.
+
+    chart.py resilience.json docs/resilience
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+document = json.load(open(sys.argv[1]))
+folder = sys.argv[2]
+os.makedirs(folder, exist_ok=True)
+for result in document["scenarios"]:
+    name = result["scenario"]
+    if "skipped" in result:
+        continue
+    if name == "memory":
+        figure, axis = plt.subplots(figsize=(10, 4))
+        series = result["series"]
+        for process in sorted(series[-1]["residentMiB"]):
+            points = [(s["delivered"], s["residentMiB"][process]) for s in series if process in s["residentMiB"]]
+            axis.plot([p[0] for p in points], [p[1] for p in points], label=process)
+        axis.set_xscale("symlog", linthresh=10_000)
+        axis.set_xlabel("deliveries so far (counted at the sandbox)")
+        axis.set_ylabel("resident MiB")
+        axis.set_ylim(bottom=0)
+        axis.legend(fontsize=7, ncol=3)
+        axis.set_title(f"resident memory over {result['delivered']:,} deliveries "
+                       f"({result['rate']} events/s, {result['devicesPerEvent']} devices each)", fontsize=9)
+    else:
+        figure, (rate, depth) = plt.subplots(1, 2, figsize=(12, 3.4))
+        rate.plot(range(len(result["deliveredPerSecond"])), result["deliveredPerSecond"], color="tab:green")
+        rate.set_title(f"{name}: delivered/s (lost {result['lost']}, duplicates {result['duplicates']}, "
+                       f"drained {result['drainSecondsAfterFault']} s after)", fontsize=9)
+        depth_samples = result["queueDepth"]
+        for queue in sorted({key for sample in depth_samples for key in sample} - {"t"}):
+            depth.plot([s["t"] for s in depth_samples], [s.get(queue) for s in depth_samples], label=queue)
+        depth.set_title(f"{name}: ready messages per work queue", fontsize=9)
+        depth.legend(fontsize=7)
+        for axis in (rate, depth):
+            axis.axvspan(result["faultFromSecond"], max(result["faultToSecond"], result["faultFromSecond"] + 0.5), color="tab:red", alpha=0.15)
+            axis.set_xlabel("s since the load started (fault shaded)")
+            axis.set_ylim(bottom=0)
+    figure.tight_layout()
+    figure.savefig(os.path.join(folder, f"{name}.png"), dpi=80)
+    plt.close(figure)
