@@ -52,7 +52,9 @@ public enum DispatchStage {
 
     /// The stage. With a `record`, a request the replica set delivered lately is not sent
     /// again (its outcome is `delivered` once more), and each delivered id is recorded here
-    /// and appended to `routes.sent` before its outcome is published.
+    /// and appended to `routes.sent` before its outcome is published; a copy of a request
+    /// this process is sending right now waits for that send instead of going alongside it
+    /// (`InFlightSends`).
     public static func make(
         runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
         policy: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = Date.init, record: SentRecord? = nil,
@@ -61,6 +63,7 @@ public enum DispatchStage {
         let routes = routes ?? Routes(platform: platform)
         let logger = runtime.logger
         let suppressed = Counter(label: "herald_dispatch_duplicates_suppressed_total", dimensions: [("platform", platform.rawValue)])
+        let inFlight = record.map { _ in InFlightSends() }
         return Stage("dispatch.\(platform.rawValue)", consuming: routes.input, prefetch: prefetch, runtime: runtime) { request in
             let sentAt = now()
             if let expiresAt = request.expiresAt, expiresAt <= sentAt {
@@ -68,16 +71,24 @@ public enum DispatchStage {
                 return [try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]
             }
             if let parked = try parked(request, routes: routes, now: sentAt) { return parked }
-            if let record, record.contains(request.deliveryId, now: sentAt) {
+            func deliveredBefore() throws -> [Emission] {
                 // Delivered before, but that outcome never got out: report it, do not send again.
                 suppressed.increment()
                 logger.info("delivered before; not sent again", metadata: ["deliveryId": "\(request.deliveryId)"])
                 return [try .outcome(Outcome(request: request, status: .delivered, reason: "delivered before; not sent again", at: sentAt), to: routes.outcomes)]
             }
+            if let record, record.contains(request.deliveryId, now: sentAt) { return try deliveredBefore() }
+            if let inFlight, await !inFlight.begin(request.deliveryId) {
+                // Another copy was being sent: delivered, or it reported its own retry or failure.
+                if let record, record.contains(request.deliveryId, now: now()) { return try deliveredBefore() }
+                suppressed.increment()
+                return []
+            }
             let result = await send(request)
+            if let record, case .delivered = result { record.insert(request.deliveryId, at: sentAt) }
+            await inFlight?.end(request.deliveryId)
             var emissions = try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
-            if let record, case .delivered = result {
-                record.insert(request.deliveryId, at: sentAt)
+            if record != nil, case .delivered = result {
                 // Ahead of the outcome: if the outcome fails to go out, the record may not.
                 emissions.insert(Emission(SentRecord.announcement(request.deliveryId, to: routes.sent)), at: 0)
             }

@@ -120,6 +120,31 @@ struct DispatchStageTests {
         await sandbox.stop()
     }
 
+    /// After a broker restart a request can be in the queue twice (the copy its stage could
+    /// not acknowledge, and the copy Registration published again), and both can be taken
+    /// in one prefetch: the second must not be sent while the first is in flight.
+    @Test func twoCopiesOfARequestHandledAtOnceAreSentOnce() async throws {
+        let sandbox = try await FCMTestSandbox.start()
+        let transport = sandbox.transport()
+        let fixture = try DispatchFixture()
+        let request = FCMTestSandbox.request(token: "slow-300-twice")
+        let record = SentRecord()
+        try await fixture.harness.run([
+            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: record, send: sandbox.client(transport: transport).send),
+        ], collecting: ["outcomes"]) { collectors in
+            try await fixture.harness.publish(request)
+            try await fixture.harness.publish(request)
+            // Each copy reports an outcome: the one sent, and the other once that send is over.
+            try await collectors[0].inbox.waitUntil("an outcome of each copy") { $0.count == 2 }
+            #expect(sandbox.state.messages(provider: "fcm", token: "slow-300-twice").count == 1, "sent once")
+            let outcomes = try await collectors[0].inbox.messages.map { try $0.decode(Outcome.self) }
+            #expect(outcomes.allSatisfy { $0.status == .delivered })
+            #expect(outcomes.filter { $0.reason == "delivered before; not sent again" }.count == 1, "\(outcomes.map(\.reason))")
+        }
+        await transport.close()
+        await sandbox.stop()
+    }
+
     @Test func anExpiredRequestIsNotSent() async throws {
         let sandbox = try await FCMTestSandbox.start()
         let transport = sandbox.transport()
