@@ -9,8 +9,8 @@ the sandbox has a push for every accepted event (or DRAIN_TIMEOUT). It reports a
 events, deliveries expected, delivered (distinct events at the sandbox), lost (must be 0),
 duplicates (pushes beyond one per event), messages dead-lettered during it, the time to drain
 after the fault ended (from the fault's end to the arrival of the last event sent before it
-ended), delivered/s and the work queues' depth over time, and each process's resident memory
-at the end.
+ended), the longest any accepted event waited from its request to its push, delivered/s and
+the work queues' depth over time, and each process's resident memory at the end.
 
 Faults: provider-outage (the sandbox answers 503 to every FCM and Push Kit send for 30 s, with
 Retry-After: 1), provider-429 (429 with Retry-After: 5 for 30 s), broker-restart (the RabbitMQ
@@ -286,6 +286,8 @@ def run_scenario(args, processes, scenario, base, run):
         # arrived: the last such arrival, after the fault's end.
         "drainSecondsAfterFault": round(max(0.0, max((max(times) for event, times in receipts.items()
                                                       if int(event.split("-")[-2]) <= fault["end"] * 1000), default=0) / 1000 - fault["end"]), 1),
+        # The longest any accepted event waited: from its request to its first push.
+        "longestWaitSeconds": round(max((min(times) - int(event.split("-")[-2]) for event, times in receipts.items()), default=0) / 1000, 1),
         "deliveredPerSecond": [per_second.get(s, 0) for s in range(0, int(last - started) + 1)],
         "queueDepth": samples,
         "deadLettered": dead_letters() - dead_before,
@@ -326,7 +328,8 @@ def main():
     run = f"r{int(time.time()) % 100000000:08d}"
     pipeline.register_devices(args.api_key, run, {"solo": pipeline.AUDIENCES["solo"], "group": pipeline.AUDIENCES["group"]})
     results = []
-    document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "scenarios": results}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "commit": commit, "scenarios": results}
     for index, name in enumerate(names):
         waited = wait_until_idle(args)
         if waited > 2:
@@ -345,7 +348,7 @@ def main():
                 result = run_scenario(args, processes, scenario, run, f"{run}s{index}")
                 pipeline.log(f"{name}: accepted {result['accepted']}, delivered {result['delivered']}, lost {result['lost']}, "
                              f"duplicates {result['duplicates']}, dead-lettered {result['deadLettered']}, drained "
-                             f"{result['drainSecondsAfterFault']} s after the fault "
+                             f"{result['drainSecondsAfterFault']} s after the fault, longest wait {result['longestWaitSeconds']} s "
                              f"(fault from {result['faultFromSecond']} s to {result['faultToSecond']} s)")
         results.append(result)
         # Written after every scenario: a long run interrupted keeps what it measured.
