@@ -116,6 +116,16 @@ class Processes:
         return sizes
 
 
+def sandbox_delivered():
+    """The FCM sends the sandbox has delivered since it started (its own counter)."""
+    return metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered")
+
+
+def ready_counts(channel, queues):
+    """Ready messages of each queue (a passive declare each: cheap)."""
+    return {queue: channel.queue_declare(queue, passive=True).method.message_count for queue in queues}
+
+
 class QueueSampler(threading.Thread):
     """Ready messages of the work queues every half second (passive declares: cheap). While
     the broker does not answer (the resilience benchmark restarts it) a sample has only its
@@ -138,8 +148,7 @@ class QueueSampler(threading.Thread):
                 if self.channel is None:
                     self.connection = pika.BlockingConnection(self.parameters)
                     self.channel = self.connection.channel()
-                for queue in self.queues:
-                    row[queue] = self.channel.queue_declare(queue, passive=True).method.message_count
+                row.update(ready_counts(self.channel, self.queues))
             except pika.exceptions.AMQPError:
                 self.channel = None
             self.samples.append(row)
@@ -228,7 +237,7 @@ def percentile(sorted_values, p):
 def run_shape(args, processes, shape, base, run):
     """One run of one shape; returns its figures."""
     gateway_before = scrape("herald-gateway")
-    sandbox_before = metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered")
+    sandbox_before = sandbox_delivered()
     published_before = {name: metric(scrape(name), "herald_amqp_published_total") for name in processes.pids if name != "rabbitmq"}
     cpu_before = processes.cpu()
     sampler = QueueSampler(args.amqp_url)
@@ -256,7 +265,7 @@ def run_shape(args, processes, shape, base, run):
     deadline = loaded + args.drain_timeout
     delivered = 0
     while True:
-        delivered = metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered") - sandbox_before
+        delivered = sandbox_delivered() - sandbox_before
         if delivered >= expected or time.time() > deadline:
             break
         time.sleep(0.2)

@@ -34,6 +34,8 @@ import threading
 import time
 import urllib.request
 
+import pika
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pipeline"))
 import bench_pipeline as pipeline  # noqa: E402
 
@@ -140,37 +142,34 @@ SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage(), Provider
     Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "webhook")] + [DiskFull()]}
 
 
-def dead_letters():
-    """Messages in the dead-letters queue (every dead letter, kept for heraldctl) now."""
-    output = broker_shell("as_root rabbitmqctl -q list_queues name messages --no-table-headers")
-    total = 0
-    for line in output.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == "dead-letters" and parts[1].isdigit():
-            total += int(parts[1])
-    return total
+def with_channel(args, work):
+    """`work(channel)` on a connection of its own to the broker."""
+    connection = pika.BlockingConnection(pika.URLParameters(args.amqp_url))
+    try:
+        return work(connection.channel())
+    finally:
+        connection.close()
 
 
-def sandbox_delivered():
-    return pipeline.metric(pipeline.scrape("herald-sandbox"), "herald_sandbox_requests_total",
-                           provider="fcm", endpoint="send", outcome="delivered")
+def dead_letters(args):
+    """Messages in the dead-letters queue (every dead letter, kept for heraldctl; nothing
+    consumes it) now."""
+    return with_channel(args, lambda channel: pipeline.ready_counts(channel, ["dead-letters"])["dead-letters"])
 
 
 def wait_until_idle(args, timeout=600):
     """Waits until the work queues and the FCM retry tiers are empty (twice in a row), so a
     scenario does not start behind the last one's backlog; answers the seconds it took."""
-    import pika
     started = time.time()
-    connection = pika.BlockingConnection(pika.URLParameters(args.amqp_url))
-    channel = connection.channel()
-    empty_in_a_row = 0
-    try:
+
+    def wait(channel):
+        empty_in_a_row = 0
         while empty_in_a_row < 2 and time.time() - started < timeout:
-            ready = sum(channel.queue_declare(queue, passive=True).method.message_count for queue in pipeline.QUEUES + RETRY_QUEUES)
+            ready = sum(pipeline.ready_counts(channel, pipeline.QUEUES + RETRY_QUEUES).values())
             empty_in_a_row = empty_in_a_row + 1 if ready == 0 else 0
             time.sleep(0.5)
-    finally:
-        connection.close()
+
+    with_channel(args, wait)
     return round(time.time() - started, 1)
 
 
@@ -179,7 +178,7 @@ def run_memory(args, base, run):
     process's resident memory every 2 s, and at 10^4 and at the last mark."""
     ids, per_id = pipeline.AUDIENCES["group"]
     marks = [10_000, args.memory_deliveries]
-    before = sandbox_delivered()
+    before = pipeline.sandbox_delivered()
     started = time.time()
     seconds = int(args.memory_deliveries / (args.memory_rate * per_id) * 2) + 60
     load = subprocess.Popen(pipeline.wrk_command(args.api_key, run, f"{base}-group-", ids, seconds, 32, args.memory_rate),
@@ -187,7 +186,7 @@ def run_memory(args, base, run):
     series, at_marks = [], {}
     try:
         while True:
-            delivered = int(sandbox_delivered() - before)
+            delivered = int(pipeline.sandbox_delivered() - before)
             sizes = {name: round(size, 1) for name, size in pipeline.Processes(args.run_dir).rss_mib().items()}
             series.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes})
             for mark in marks:
@@ -230,7 +229,7 @@ def stage_retries():
 
 
 def run_scenario(args, processes, scenario, base, run):
-    dead_before = dead_letters()
+    dead_before = dead_letters(args)
     retries_before = stage_retries()
     sampler = pipeline.QueueSampler(args.amqp_url, pipeline.QUEUES + RETRY_QUEUES)
     sampler.start()
@@ -290,7 +289,7 @@ def run_scenario(args, processes, scenario, base, run):
         "longestWaitSeconds": round(max((min(times) - int(event.split("-")[-2]) for event, times in receipts.items()), default=0) / 1000, 1),
         "deliveredPerSecond": [per_second.get(s, 0) for s in range(0, int(last - started) + 1)],
         "queueDepth": samples,
-        "deadLettered": dead_letters() - dead_before,
+        "deadLettered": dead_letters(args) - dead_before,
         # A service killed in the scenario counts from its restart.
         "stageRetries": {name: int(max(0, retries_after[name] - (retries_before[name] if retries_after[name] >= retries_before[name] else 0)))
                          for name in retries_after},
