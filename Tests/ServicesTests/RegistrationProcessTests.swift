@@ -39,7 +39,9 @@ extension ServiceProcesses {
             let publisher = Publisher(configuration: TestBroker.configuration("fanout-publisher", topology: HeraldTopology.all))
             try await publisher.publish(OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true))
             await publisher.close()
-            try await collector.inbox.waitUntil(timeout: .seconds(60), "the fan-out to start") { $0.count >= 2_000 }
+            // Killed at the first delivery seen: the collector lags behind the broker, and on a
+            // loaded machine it had the whole fan-out by the time it had seen 2,000.
+            try await collector.inbox.waitUntil(timeout: .seconds(60), "the fan-out to start") { $0.count >= 1 }
             first.killHard()
             let beforeKill = await collector.inbox.count
 
