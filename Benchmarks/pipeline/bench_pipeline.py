@@ -164,8 +164,10 @@ class QueueSampler(threading.Thread):
         return self.samples
 
 
-def register_devices(api_key, run, audiences):
-    """Registers every benchmark device through the gateway (Smart ID device registration)."""
+def register_devices(api_key, run, audiences, app="demo", platform="fcm"):
+    """Registers every benchmark device through the gateway: Smart ID device registrations
+    (Android, so FCM; in an app in webhook mode, forwarded instead), or with `platform="hms"`
+    Huawei phones (`PUT /devices/{id}` with the push id)."""
     jobs = []
     for prefix, (ids, per_id) in audiences.items():
         for i in range(ids):
@@ -173,14 +175,20 @@ def register_devices(api_key, run, audiences):
                 jobs.append((f"{run}-{prefix}-{i}", f"{run}-{prefix}-{i}-{d}"))
     local = threading.local()
 
+    def request(push_id, token):
+        if platform == "hms":
+            body = {"platform": "hms", "token": token, "os": "android", "pushIds": [push_id]}
+            return "PUT", f"/v1/apps/{app}/devices/{token}", json.dumps(body)
+        return "POST", f"/v1/apps/{app}/smartid/devices", json.dumps({"profileID": [push_id], "OS": "Android", "deviceID": token})
+
     def register(job):
         push_id, token = job
         if not hasattr(local, "connection"):
             local.connection = http.client.HTTPConnection("127.0.0.1", 8080, timeout=30)
-        body = json.dumps({"profileID": [push_id], "OS": "Android", "deviceID": token})
+        method, path, body = request(push_id, token)
         for attempt in range(5):
             try:
-                local.connection.request("POST", "/v1/apps/demo/smartid/devices", body,
+                local.connection.request(method, path, body,
                                          {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"})
                 answer = local.connection.getresponse()
                 answer.read()
@@ -196,14 +204,14 @@ def register_devices(api_key, run, audiences):
     started = time.time()
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         list(pool.map(register, jobs, chunksize=64))
-    log(f"registered {len(jobs)} devices in {time.time() - started:.1f} s")
+    log(f"registered {len(jobs)} devices of {app} ({platform}) in {time.time() - started:.1f} s")
 
 
-def sandbox_receipts(run):
-    """(received at, Unix ms; the message id) of every push the sandbox accepted for FCM whose
-    message id belongs to `run`, oldest first."""
+def sandbox_receipts(run, provider="fcm"):
+    """(received at, Unix ms; the message id) of every push the sandbox accepted for
+    `provider` (fcm or hms) whose message id belongs to `run`, oldest first."""
     receipts = []
-    for line in get(f"{SANDBOX}/sandbox/receipts?provider=fcm", timeout=120).splitlines():
+    for line in get(f"{SANDBOX}/sandbox/receipts?provider={provider}", timeout=120).splitlines():
         millis, _, event = line.split(" ", 2)
         event = event.split(":", 1)[-1]  # the gateway's event id is "<source>:<messageId>"
         if event.startswith(run + "-"):
@@ -211,18 +219,18 @@ def sandbox_receipts(run):
     return receipts
 
 
-def wrk_command(api_key, run, prefix, ids, seconds, connections, rate):
-    """wrk sending Smart ID pushes to `ids` push ids `<prefix><n>` for `seconds`, at `rate`
-    events/s in all (0: as fast as the connections allow)."""
+def wrk_command(api_key, run, prefix, ids, seconds, connections, rate, app="demo"):
+    """wrk sending Smart ID pushes of `app` to `ids` push ids `<prefix><n>` for `seconds`, at
+    `rate` events/s in all (0: as fast as the connections allow)."""
     threads = 2
     per_thread = rate / threads if rate else 0
     return ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
             "-s", "Benchmarks/pipeline/push.lua", GATEWAY, "--",
-            "/v1/apps/demo/smartid/push", api_key, run, prefix, str(ids), str(per_thread)]
+            f"/v1/apps/{app}/smartid/push", api_key, run, prefix, str(ids), str(per_thread)]
 
 
-def wrk(api_key, run, prefix, ids, seconds, connections, rate):
-    command = wrk_command(api_key, run, prefix, ids, seconds, connections, rate)
+def wrk(api_key, run, prefix, ids, seconds, connections, rate, app="demo"):
+    command = wrk_command(api_key, run, prefix, ids, seconds, connections, rate, app)
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(output.strip().splitlines()[-1])
 

@@ -3,7 +3,10 @@ whole release stack (scripts/run up) to the provider sandbox, with the pipeline 
 harness (Benchmarks/pipeline/bench_pipeline.py: device registration, wrk pacing, queue
 sampling, the sandbox's receipts).
 
-Each fault scenario sends Smart ID pushes at RATE events/s (one device each) for SECONDS,
+Each fault scenario sends Smart ID pushes at RATE events/s (one device each) for SECONDS to
+the dispatchers it concerns (Loads: FCM devices; half FCM, half Huawei devices through Push
+Kit for the provider faults; only Huawei devices when the Push Kit dispatcher is killed, and
+an app in webhook mode when the webhook dispatcher is),
 starts its fault FAULT_AT seconds in and ends it after the fault's duration, then waits until
 the sandbox has a push for every accepted event (or DRAIN_TIMEOUT). It reports accepted
 events, deliveries expected, delivered (distinct events at the sandbox), lost (must be 0),
@@ -15,7 +18,8 @@ the work queues' depth over time, and each process's resident memory at the end.
 Faults: provider-outage (the sandbox answers 503 to every FCM and Push Kit send for 30 s, with
 Retry-After: 1), provider-429 (429 with Retry-After: 5 for 30 s), broker-restart (the RabbitMQ
 node stopped and started again on its data), kill-<service> (kill -9 of the gateway,
-registration, preferences, encryption and each dispatcher, started again after 5 s) and
+registration, preferences, encryption and each dispatcher under its own load, started again
+after 5 s) and
 disk-full (the SQLite stores' file system, a tmpfs scripts/bench-resilience mounts on the
 run's data folder, filled for 10 s).
 
@@ -25,6 +29,7 @@ MEMORY_DELIVERIES deliveries, sampling each process's resident memory, and repor
 10^4 and after MEMORY_DELIVERIES deliveries. Every scenario starts once the queues are empty.
 """
 import argparse
+import datetime
 import json
 import os
 import shlex
@@ -47,9 +52,61 @@ def sandbox(method, path, body=None):
     return urllib.request.urlopen(request, timeout=60).read()
 
 
+class Load:
+    """Where a scenario's Smart ID pushes go and where the sandbox counts them: one device per
+    push id, of `app`, sent through `platform`'s dispatcher. The FCM load is the pipeline
+    benchmark's solo audience; the Push Kit load registers Huawei phones; the webhook load is
+    app demo-chat, in webhook mode, whose every delivery is forwarded to the sandbox's
+    receiver `demo-chat` instead of pushed."""
+
+    def __init__(self, platform, app, audience, key_file=None):
+        self.platform, self.app, self.audience, self.key_file = platform, app, audience, key_file
+
+    def api_key(self, args):
+        if self.key_file is None:
+            return args.api_key
+        with open(os.path.join(args.run_dir, self.key_file)) as key:
+            return key.read().strip()
+
+    def register(self, args, run):
+        pipeline.register_devices(self.api_key(args), run, {self.audience: (pipeline.AUDIENCES["solo"][0], 1)},
+                                  app=self.app, platform="hms" if self.platform == "hms" else "fcm")
+
+    def queues(self):
+        """The work queues its events cross, and its dispatcher's retry tiers."""
+        return [queue.replace("dispatch.fcm", f"dispatch.{self.platform}") for queue in pipeline.QUEUES] + self.retry_queues()
+
+    def retry_queues(self):
+        return [f"retry.{self.platform}.{tier}" for tier in RETRY_TIERS]
+
+    def receipts(self, run):
+        """(received at, Unix ms; the message id) of every push or forward of `run`."""
+        if self.platform != "webhook":
+            return pipeline.sandbox_receipts(run, provider=self.platform)
+        answer = json.loads(pipeline.get(f"{pipeline.SANDBOX}/sandbox/webhooks?name=demo-chat", timeout=300))
+        receipts = []
+        for forward in answer["webhooks"]:
+            event = forward["body"]["data"]["eventId"].split(":", 1)[-1] if isinstance(forward["body"], dict) else ""
+            if forward["status"] < 300 and event.startswith(run + "-"):
+                received = datetime.datetime.fromisoformat(forward["receivedAt"].replace("Z", "+00:00"))
+                receipts.append((int(received.timestamp() * 1000), event))
+        return receipts
+
+    def clear(self):
+        sandbox("DELETE", "/sandbox/webhooks" if self.platform == "webhook" else "/sandbox/messages")
+
+
+# The retry tiers' labels (HeraldTopology.retryTiers), the same for every dispatcher.
+RETRY_TIERS = ("1s", "2s", "4s", "8s", "15s", "30s", "1m", "2m", "5m", "10m", "20m")
+LOADS = {"fcm": Load("fcm", "demo", "solo"), "hms": Load("hms", "demo", "hms"),
+         "webhook": Load("webhook", "demo-chat", "hook", key_file="demo-chat-api-key")}
+
+
 class ProviderOutage:
-    """FCM and Push Kit answer 503 (Retry-After: 1) to every send while it lasts."""
+    """FCM and Push Kit answer 503 (Retry-After: 1) to every send while it lasts; the load is
+    half FCM devices, half Huawei devices."""
     name = "provider-outage"
+    loads = ["fcm", "hms"]
 
     def start(self, seconds):
         sandbox("PUT", "/sandbox/faults", {"outageSeconds": seconds})
@@ -66,6 +123,8 @@ class Kill:
     def __init__(self, service):
         self.service = service
         self.name = f"kill-{service.removeprefix('herald-')}"
+        # A dispatcher is killed while it has work: the load goes to its own devices.
+        self.loads = [{"herald-hms": "hms", "herald-webhook": "webhook"}.get(service, "fcm")]
 
     def start(self, seconds):
         with open(os.path.join(RUN_DIR, "pids", self.service)) as pid:
@@ -78,8 +137,9 @@ class Kill:
 
 class ProviderThrottle:
     """FCM and Push Kit answer 429 (over quota) with `Retry-After: 5` to every send while it
-    lasts."""
+    lasts; the load is half FCM devices, half Huawei devices."""
     name = "provider-429"
+    loads = ["fcm", "hms"]
     retry_after = 5
 
     def start(self, seconds):
@@ -165,7 +225,7 @@ def wait_until_idle(args, timeout=600):
     def wait(channel):
         empty_in_a_row = 0
         while empty_in_a_row < 2 and time.time() - started < timeout:
-            ready = sum(pipeline.ready_counts(channel, pipeline.QUEUES + RETRY_QUEUES).values())
+            ready = sum(pipeline.ready_counts(channel, pipeline.QUEUES + ["dispatch.hms", "dispatch.webhook"] + RETRY_QUEUES).values())
             empty_in_a_row = empty_in_a_row + 1 if ready == 0 else 0
             time.sleep(0.5)
 
@@ -206,16 +266,17 @@ def run_memory(args, base, run):
             "atDeliveries": at_marks, "series": series}
 
 
-def receipts_of(run):
-    """The arrival times (Unix ms) of every push the sandbox accepted for this run, by event id."""
+def receipts_of(load, run):
+    """The arrival times (Unix ms) of every push or forward the sandbox accepted for this run,
+    by event id."""
     by_event = {}
-    for millis, event in pipeline.sandbox_receipts(run):
+    for millis, event in load.receipts(run):
         by_event.setdefault(event, []).append(millis)
     return by_event
 
 
-# The FCM dispatcher's retry tiers: where the deliveries of a provider outage wait.
-RETRY_QUEUES = [f"retry.fcm.{tier}" for tier in ("1s", "2s", "4s", "8s", "15s", "30s", "1m", "2m", "5m", "10m", "20m")]
+# Every dispatcher's retry tiers: where the deliveries of a provider outage wait.
+RETRY_QUEUES = [queue for load in LOADS.values() for queue in load.retry_queues()]
 
 
 def stage_retries():
@@ -231,7 +292,8 @@ def stage_retries():
 def run_scenario(args, processes, scenario, base, run):
     dead_before = dead_letters(args)
     retries_before = stage_retries()
-    sampler = pipeline.QueueSampler(args.amqp_url, pipeline.QUEUES + RETRY_QUEUES)
+    loads = [LOADS[name] for name in getattr(scenario, "loads", ["fcm"])]
+    sampler = pipeline.QueueSampler(args.amqp_url, list(dict.fromkeys(queue for load in loads for queue in load.queues())))
     sampler.start()
     started = time.time()
     fault = {}
@@ -248,24 +310,39 @@ def run_scenario(args, processes, scenario, base, run):
 
     injector = threading.Thread(target=inject, daemon=True)
     injector.start()
+    # The rate shared by the loads, each its own wrk; the platform in the event ids keeps
+    # two loads' ids apart (`<run>-<platform>-<thread>-<sent at>-<n>`).
     ids, _ = pipeline.AUDIENCES["solo"]
-    load = pipeline.wrk(args.api_key, run, f"{base}-solo-", ids, args.seconds, 32, args.rate)
+    answers = {}
+
+    def drive(load):
+        answers[load.platform] = pipeline.wrk(load.api_key(args), f"{run}-{load.platform}", f"{base}-{load.audience}-", ids,
+                                              args.seconds, 32, args.rate / len(loads), app=load.app)
+
+    drivers = [threading.Thread(target=drive, args=(load,)) for load in loads]
+    for driver in drivers:
+        driver.start()
+    for driver in drivers:
+        driver.join()
     injector.join()
     # Accepted: the 202s the client received (wrk's answers; the gateway's own counter
     # starts again when the gateway is the service killed).
-    accepted = int(load["requests"] - load["non2xx"])
+    accepted_by_load = {platform: int(answer["requests"] - answer["non2xx"]) for platform, answer in answers.items()}
+    accepted = sum(accepted_by_load.values())
     deadline = time.time() + args.drain_timeout
     while True:
-        receipts = receipts_of(run)
+        receipts_by_load = {load.platform: receipts_of(load, run) for load in loads}
+        receipts = {event: times for by_event in receipts_by_load.values() for event, times in by_event.items()}
         if len(receipts) >= accepted or time.time() > deadline:
             break
         time.sleep(1)
     samples = []
     for sample in sampler.stop():
-        # The retry tiers as one column: what waits to be sent again.
-        tiers = [sample.pop(queue) for queue in RETRY_QUEUES if queue in sample]
-        if tiers:
-            sample["retry.fcm (every tier)"] = sum(tiers)
+        # Each dispatcher's retry tiers as one column: what waits to be sent again.
+        for load in loads:
+            tiers = [sample.pop(queue) for queue in load.retry_queues() if queue in sample]
+            if tiers:
+                sample[f"retry.{load.platform} (every tier)"] = sum(tiers)
         samples.append(sample)
     retries_after = stage_retries()
     pushes = sum(len(times) for times in receipts.values())
@@ -275,9 +352,14 @@ def run_scenario(args, processes, scenario, base, run):
         for received in times:
             second = int(received / 1000 - started)
             per_second[second] = per_second.get(second, 0) + 1
-    sandbox("DELETE", "/sandbox/messages")
+    for load in loads:
+        load.clear()
     return {
-        "scenario": scenario.name, "run": run, "rate": args.rate, "loadSeconds": round(load["seconds"], 2),
+        "scenario": scenario.name, "run": run, "rate": args.rate,
+        "loadSeconds": round(max(answer["seconds"] for answer in answers.values()), 2),
+        # Where the events went: accepted and delivered per load (a dispatcher and its app).
+        "loads": {f"{load.platform} ({load.app})": {"accepted": accepted_by_load[load.platform],
+                                                   "delivered": len(receipts_by_load[load.platform])} for load in loads},
         "faultFromSecond": round(fault["start"] - started, 1), "faultToSecond": round(fault["end"] - started, 1),
         "accepted": accepted, "expected": accepted, "delivered": len(receipts), "lost": max(0, accepted - len(receipts)),
         "duplicates": pushes - len(receipts),
@@ -326,6 +408,9 @@ def main():
         parser.error(f"unknown scenarios {', '.join(unknown)}; known: memory, {', '.join(SCENARIOS)}")
     run = f"r{int(time.time()) % 100000000:08d}"
     pipeline.register_devices(args.api_key, run, {"solo": pipeline.AUDIENCES["solo"], "group": pipeline.AUDIENCES["group"]})
+    for load in {LOADS[load] for name in names if name in SCENARIOS for load in getattr(SCENARIOS[name], "loads", [])}:
+        if load.platform != "fcm":
+            load.register(args, run)
     results = []
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "commit": commit, "scenarios": results}
@@ -349,6 +434,8 @@ def main():
                              f"duplicates {result['duplicates']}, dead-lettered {result['deadLettered']}, drained "
                              f"{result['drainSecondsAfterFault']} s after the fault, longest wait {result['longestWaitSeconds']} s "
                              f"(fault from {result['faultFromSecond']} s to {result['faultToSecond']} s)")
+        # Each scenario names the commit it measured: a document may gather runs of several.
+        result["commit"] = commit
         results.append(result)
         # Written after every scenario: a long run interrupted keeps what it measured.
         with open(args.output, "w") as out:
