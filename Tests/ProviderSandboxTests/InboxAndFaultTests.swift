@@ -108,6 +108,16 @@ struct InboxAndFaultTests {
         await client.stop()
     }
 
+    @Test("a whole number of fault seconds or milliseconds too large for an Int is refused, not trapped")
+    func hugeFaultNumbers() async throws {
+        let client = try await SandboxClient.start()
+        for field in ["latencyMs", "retryAfterSeconds"] {
+            let answer = try await client.request("PUT", "/sandbox/faults", body: Data(#"{"\#(field)": 1e300}"#.utf8))
+            #expect(answer.status == 400 && (answer.json["detail"] as? String)?.contains(field) == true, "\(answer.text)")
+        }
+        await client.stop()
+    }
+
     @Test("requests are counted on /metrics by provider, endpoint and outcome")
     func metrics() async throws {
         _ = HeraldMetrics.registry

@@ -129,7 +129,7 @@ struct SandboxAdmin: Sendable {
             faults.errorRate = value
         }
         if let latency = object["latencyMs"] {
-            guard let number = SandboxHTTP.number(latency), number == number.rounded(), case let value = Int(number), (0...60_000).contains(value) else { return problem(400, "latencyMs must be a whole number of milliseconds from 0 to 60000") }
+            guard let number = SandboxHTTP.number(latency), let value = Int(exactly: number), (0...60_000).contains(value) else { return problem(400, "latencyMs must be a whole number of milliseconds from 0 to 60000") }
             faults.latencyMilliseconds = value
         }
         if let seconds = object["throttleSeconds"] {
@@ -137,7 +137,7 @@ struct SandboxAdmin: Sendable {
             faults.throttle = Date()...Date().addingTimeInterval(value)
         }
         if let retryAfter = object["retryAfterSeconds"] {
-            guard let number = SandboxHTTP.number(retryAfter), number == number.rounded(), case let value = Int(number), (1...3600).contains(value) else {
+            guard let number = SandboxHTTP.number(retryAfter), let value = Int(exactly: number), (1...3600).contains(value) else {
                 return problem(400, "retryAfterSeconds must be a whole number of seconds from 1 to 3600")
             }
             faults.retryAfterSeconds = value
