@@ -22,7 +22,6 @@ import concurrent.futures
 import http.client
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys

@@ -218,14 +218,14 @@ def dead_letters(args):
 
 
 def wait_until_idle(args, timeout=600):
-    """Waits until the work queues and the FCM retry tiers are empty (twice in a row), so a
+    """Waits until the work queues and every retry tier are empty (twice in a row), so a
     scenario does not start behind the last one's backlog; answers the seconds it took."""
     started = time.time()
 
     def wait(channel):
         empty_in_a_row = 0
         while empty_in_a_row < 2 and time.time() - started < timeout:
-            ready = sum(pipeline.ready_counts(channel, pipeline.QUEUES + ["dispatch.hms", "dispatch.webhook"] + RETRY_QUEUES).values())
+            ready = sum(pipeline.ready_counts(channel, EVERY_QUEUE).values())
             empty_in_a_row = empty_in_a_row + 1 if ready == 0 else 0
             time.sleep(0.5)
 
@@ -275,8 +275,8 @@ def receipts_of(load, run):
     return by_event
 
 
-# Every dispatcher's retry tiers: where the deliveries of a provider outage wait.
-RETRY_QUEUES = [queue for load in LOADS.values() for queue in load.retry_queues()]
+# Every queue a scenario's events can wait in: each load's work queues and retry tiers.
+EVERY_QUEUE = list(dict.fromkeys(queue for load in LOADS.values() for queue in load.queues()))
 
 
 def stage_retries():
@@ -289,7 +289,7 @@ def stage_retries():
     return counts
 
 
-def run_scenario(args, processes, scenario, base, run):
+def run_scenario(args, scenario, base, run):
     dead_before = dead_letters(args)
     retries_before = stage_retries()
     loads = [LOADS[name] for name in getattr(scenario, "loads", ["fcm"])]
@@ -401,7 +401,6 @@ def main():
     global RUN_DIR, DATA_DIR
     RUN_DIR = args.run_dir
     DATA_DIR = args.data_dir
-    processes = None
     names = args.scenarios.split(",")
     unknown = [name for name in names if name not in SCENARIOS and name != "memory"]
     if unknown:
@@ -429,7 +428,7 @@ def main():
                 result = {"scenario": name, "skipped": reason}
                 pipeline.log(f"{name}: skipped: {reason}")
             else:
-                result = run_scenario(args, processes, scenario, run, f"{run}s{index}")
+                result = run_scenario(args, scenario, run, f"{run}s{index}")
                 pipeline.log(f"{name}: accepted {result['accepted']}, delivered {result['delivered']}, lost {result['lost']}, "
                              f"duplicates {result['duplicates']}, dead-lettered {result['deadLettered']}, drained "
                              f"{result['drainSecondsAfterFault']} s after the fault, longest wait {result['longestWaitSeconds']} s "
