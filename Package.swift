@@ -2,17 +2,17 @@
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
 import PackageDescription
 
-/// Every Herald service: (product name, executable target name); the target lives in
-/// Services/<target>, or in the folder given.
-let services: [(product: String, target: String, path: String?)] = [
-    ("herald-gateway", "Gateway", "Services/Gateway/Main"),
-    ("herald-registration", "Registration", "Services/Registration/Main"),
-    ("herald-preferences", "Preferences", "Services/Preferences/Main"),
-    ("herald-encryption", "Encryption", "Services/Encryption/Main"),
-    ("herald-fcm", "FCMDispatcher", "Services/FCMDispatcher/Main"),
-    ("herald-hms", "HMSDispatcher", "Services/HMSDispatcher/Main"),
-    ("herald-webhook", "WebhookDispatcher", "Services/WebhookDispatcher/Main"),
-    ("herald-sandbox", "Sandbox", "Services/Sandbox/Main"),
+/// Every Herald service: its product and its executable target, declared below with its
+/// dependencies.
+let services: [(product: String, target: String)] = [
+    ("herald-gateway", "Gateway"),
+    ("herald-registration", "Registration"),
+    ("herald-preferences", "Preferences"),
+    ("herald-encryption", "Encryption"),
+    ("herald-fcm", "FCMDispatcher"),
+    ("herald-hms", "HMSDispatcher"),
+    ("herald-webhook", "WebhookDispatcher"),
+    ("herald-sandbox", "Sandbox"),
 ]
 
 let package = Package(
@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "HeraldProviders", targets: ["HeraldProviders"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
         // What an app links to open Herald's pushes: HeraldCrypto and Foundation only.
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
@@ -118,6 +119,11 @@ let package = Package(
             path: "Services/WebhookDispatcher/Sender"
         ),
         .target(
+            name: "HeraldProviders",
+            dependencies: ["FCMSender", "HMSSender", "WebhookSender", "ServiceKit"],
+            path: "Shared/HeraldProviders"
+        ),
+        .target(
             name: "HeraldModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/HeraldModel"
@@ -144,7 +150,7 @@ let package = Package(
         .target(
             name: "Payloads",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "Messaging",
+                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging",
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Encryption/Payloads"
@@ -246,13 +252,13 @@ let package = Package(
         ),
         .target(
             name: "HeraldControl",
-            dependencies: ["HeraldModel", "Messaging", "ServiceKit", "HTTPTransport"],
+            dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HTTPTransport"],
             path: "Tools/Control"
         ),
         .executableTarget(
             name: "HeraldCtl",
             dependencies: [
-                "HeraldControl", "Messaging",
+                "HeraldControl", "HeraldProviders", "ServiceKit", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/heraldctl"
@@ -308,7 +314,7 @@ let package = Package(
         .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: [
-                "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit",
+                "HeraldProviders", "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -319,7 +325,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox", "HeraldStorage",
+                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox", "HeraldStorage", "HeraldProviders",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -346,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldClient", "HeraldCrypto", "Payloads", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "HeraldClient", "HeraldCrypto", "Payloads", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -355,7 +361,7 @@ let package = Package(
         .testTarget(
             name: "PayloadsTests",
             dependencies: [
-                "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -367,7 +373,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -450,7 +456,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "FCMSender", "HMSSender", "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -459,7 +465,7 @@ let package = Package(
         .testTarget(
             name: "ProviderSandboxTests",
             dependencies: [
-                "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Payloads", "ProviderMessages", "HeraldCrypto",
+                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Payloads", "ProviderMessages", "HeraldCrypto",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -471,25 +477,56 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
+                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/ServicesTests"
         ),
-    ] + services.map {
+        // The executables: thin mains over their modules.
         .executableTarget(
-            name: $0.target,
-            dependencies: ["ServiceKit", "Messaging", "HeraldModel"]
-                + ($0.target == "Encryption" ? ["Payloads"] : [])
-                + ($0.target == "Preferences" ? ["PreferenceRules", "HeraldStorage"] : [])
-                + ($0.target == "Registration" ? ["Registry", "HeraldStorage"] : [])
-                + ($0.target == "Gateway" ? ["GatewayAPI"] : [])
-                + ($0.target == "FCMDispatcher" ? ["FCMSender", "DispatchKit"] : [])
-                + ($0.target == "HMSDispatcher" ? ["HMSSender", "DispatchKit"] : [])
-                + ($0.target == "WebhookDispatcher" ? ["WebhookSender", "DispatchKit"] : [])
-                + ($0.target == "Sandbox" ? ["ProviderSandbox", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")] : []),
-            path: $0.path ?? "Services/\($0.target)"
-        )
-    }
+            name: "Gateway",
+            dependencies: ["GatewayAPI", "HeraldProviders", "ServiceKit", "Messaging"],
+            path: "Services/Gateway/Main"
+        ),
+        .executableTarget(
+            name: "Registration",
+            dependencies: ["Registry", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
+            path: "Services/Registration/Main"
+        ),
+        .executableTarget(
+            name: "Preferences",
+            dependencies: ["PreferenceRules", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
+            path: "Services/Preferences/Main"
+        ),
+        .executableTarget(
+            name: "Encryption",
+            dependencies: ["Payloads", "HeraldProviders", "ServiceKit"],
+            path: "Services/Encryption/Main"
+        ),
+        .executableTarget(
+            name: "FCMDispatcher",
+            dependencies: ["FCMSender", "DispatchKit", "HeraldProviders"],
+            path: "Services/FCMDispatcher/Main"
+        ),
+        .executableTarget(
+            name: "HMSDispatcher",
+            dependencies: ["HMSSender", "DispatchKit", "HeraldProviders"],
+            path: "Services/HMSDispatcher/Main"
+        ),
+        .executableTarget(
+            name: "WebhookDispatcher",
+            dependencies: ["WebhookSender", "DispatchKit", "HeraldProviders"],
+            path: "Services/WebhookDispatcher/Main"
+        ),
+        .executableTarget(
+            name: "Sandbox",
+            dependencies: [
+                "ProviderSandbox", "ServiceKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Services/Sandbox/Main"
+        ),
+    ]
 )

@@ -5,14 +5,15 @@
 //   herald-encryption-bench stage [deliveries=20000] [aes128gcm|plain]
 //       the encryption stage on the broker: N deliveries queued, then consumed, encrypted (or
 //       not) and published with confirms; reports deliveries/s until the last dispatch arrives.
-import Crypto
 import _CryptoExtras
+import BenchmarkSupport
+import Crypto
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldProviders
 import Payloads
 import ServiceKit
-import BenchmarkSupport
 
 let arguments = CommandLine.arguments.dropFirst()
 let mode = arguments.first ?? "crypto"
@@ -46,7 +47,7 @@ case "crypto":
     let jwe2048 = try RSAEncryptionKey(rsa2048.publicKey.pemRepresentation)
     let jwe4096 = try RSAEncryptionKey(rsa4096.publicKey.pemRepresentation)
     let address = AddressKey(emailAddressId: "a1", keyId: "ak1", publicKey: rsa2048.publicKey.derRepresentation.base64EncodedString())
-    let builder = PayloadBuilder()
+    let builder = PayloadBuilder(providers: .herald)
     let plainDelivery = delivery(1, key: nil)
     let webPushDelivery = delivery(2)
     let jweDelivery = delivery(3, key: nil, addressKey: address)

@@ -50,7 +50,7 @@ let occurredAt = Date()
 /// Forwards `count` deliveries with `concurrency` callers; returns forwards/s and latencies.
 func measure(count: Int, round: Int) async -> ConcurrentSends.Result {
     await ConcurrentSends.measure(count: count, concurrency: concurrency) { n in
-        if case .delivered = await dispatcher.send(request(n, round: round)) { return true }
+        if case .delivered = await dispatcher.send([request(n, round: round)])[0] { return true }
         return false
     }
 }

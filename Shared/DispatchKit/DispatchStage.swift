@@ -5,13 +5,16 @@ import Messaging
 import Metrics
 import ServiceKit
 
-/// The stage every provider dispatcher is: consume `dispatch.<platform>`, drop expired
-/// requests, send, and turn the `SendResult` into what follows — an outcome; for a dead
-/// token a `herald.token-revoked.v1` too; for a retryable failure the request again, one
-/// attempt later, into the broker's delay tier (never a sleep here, so a restart loses no
-/// scheduled retry). The input is acknowledged only after all of it is confirmed.
+/// The stage every provider dispatcher is: consume `dispatch.<platform>` in batches (what
+/// the prefetch holds when a batch slot frees up), drop expired requests, hand the rest to
+/// the provider client at once (a unicast provider sends them concurrently, a multicast one
+/// groups them), and turn each `SendResult` into what follows — an outcome; for a dead token
+/// a `herald.token-revoked.v1` too; for a retryable failure the request again, one attempt
+/// later, into the broker's delay tier (never a sleep here, so a restart loses no scheduled
+/// retry). A batch is acknowledged only after all it emitted is confirmed.
 public enum DispatchStage {
-    public typealias Send = @Sendable (DispatchRequest) async -> SendResult
+    /// Sends a batch and answers one result per request, in order.
+    public typealias Send = @Sendable ([DispatchRequest]) async -> [SendResult]
 
     /// Where the stage reads and writes; Herald's topology by default, other names in tests.
     public struct Routes: Sendable {
@@ -37,62 +40,162 @@ public enum DispatchStage {
         }
     }
 
+    /// How many messages a dispatcher takes from its queue, and how it batches them.
+    public struct Batching: Sendable, Hashable {
+        /// Messages taken from the queue and not yet acknowledged.
+        public var prefetch: UInt16
+        /// Batches sent at once: while they are in flight, the next gathers what arrives.
+        public var batchesInFlight: Int
+
+        public init(prefetch: UInt16, batchesInFlight: Int = 4) {
+            self.prefetch = prefetch
+            self.batchesInFlight = max(1, batchesInFlight)
+        }
+    }
+
     /// A dispatcher's services: the stage, and the follower that keeps its record of what
     /// the replica set delivered (so no replica sends a delivered push again).
     public static func services(
-        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
+        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, batching: Batching,
         record: SentRecord = SentRecord(), send: @escaping Send
     ) -> [any Service] {
         let routes = routes ?? Routes(platform: platform)
         return [
             SentRecordFollower(stream: routes.sent, record: record, runtime: runtime),
-            make(runtime: runtime, platform: platform, routes: routes, prefetch: prefetch, record: record, send: send),
+            make(runtime: runtime, platform: platform, routes: routes, batching: batching, record: record, send: send),
         ]
     }
 
     /// The stage. With a `record`, a request the replica set delivered lately is not sent
     /// again (its outcome is `delivered` once more), and each delivered id is recorded here
     /// and appended to `routes.sent` before its outcome is published; a copy of a request
-    /// this process is sending right now waits for that send instead of going alongside it
-    /// (`InFlightSends`).
+    /// this process is sending right now (in this batch or another) waits for that send
+    /// instead of going alongside it (`InFlightSends`).
     public static func make(
-        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, prefetch: UInt16,
+        runtime: ServiceRuntime, platform: Platform, routes: Routes? = nil, batching: Batching,
         policy: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = Date.init, record: SentRecord? = nil,
         send: @escaping Send
     ) -> Stage<DispatchRequest> {
         let routes = routes ?? Routes(platform: platform)
-        let logger = runtime.logger
-        let suppressed = Counter(label: "herald_dispatch_duplicates_suppressed_total", dimensions: [("platform", platform.rawValue)])
-        let inFlight = record.map { _ in InFlightSends() }
-        return Stage("dispatch.\(platform.rawValue)", consuming: routes.input, prefetch: prefetch, runtime: runtime) { request in
+        // Every series of the platform from the start, at zero.
+        for result in ["delivered", "failed", "revoked", "retried", "expired"] { _ = results[ResultKey(platform: platform, result: result)] }
+        for tier in HeraldTopology.retryTiers { _ = retries[TierKey(platform: platform, tier: tier)] }
+        let batch = Batch(
+            platform: platform, routes: routes, policy: policy, now: now, record: record,
+            inFlight: record.map { _ in InFlightSends() }, send: send, logger: runtime.logger,
+            suppressed: Counter(label: "herald_dispatch_duplicates_suppressed_total", dimensions: [("platform", platform.rawValue)]))
+        return Stage(
+            "dispatch.\(platform.rawValue)", consuming: routes.input, prefetch: batching.prefetch,
+            batchSize: Int(batching.prefetch), batchesInFlight: batching.batchesInFlight, runtime: runtime
+        ) { requests in
+            try await batch.handle(requests)
+        }
+    }
+
+    /// One batch's work: what each request needs before a send, one send of all that may
+    /// go, and what follows each result.
+    struct Batch: Sendable {
+        let platform: Platform
+        let routes: Routes
+        let policy: RetryPolicy
+        let now: @Sendable () -> Date
+        let record: SentRecord?
+        let inFlight: InFlightSends?
+        let send: Send
+        let logger: Logger
+        let suppressed: Counter
+
+        /// What becomes of a request before the send.
+        private enum Plan {
+            case done([Emission])
+            case send
+            /// A copy of an earlier request of this batch (its index).
+            case copyOf(Int)
+            /// A copy of a request another batch is sending.
+            case afterOtherBatch
+        }
+
+        func handle(_ requests: [DispatchRequest]) async throws -> [[Emission]?] {
             let sentAt = now()
-            if let expiresAt = request.expiresAt, expiresAt <= sentAt {
-                count(platform, "expired")
-                return [try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]
+            var plans: [Plan] = []
+            plans.reserveCapacity(requests.count)
+            var firstOfId: [String: Int] = [:]
+            var toSend: [Int] = []
+            for (index, request) in requests.enumerated() {
+                if let expiresAt = request.expiresAt, expiresAt <= sentAt {
+                    count(platform, "expired")
+                    plans.append(.done([try .outcome(Outcome(request: request, status: .expired, reason: "expired before attempt \(request.attempt)", at: sentAt), to: routes.outcomes)]))
+                } else if let parked = try parked(request, routes: routes, now: sentAt) {
+                    plans.append(.done(parked))
+                } else if let record, record.contains(request.deliveryId, now: sentAt) {
+                    plans.append(.done(try deliveredBefore(request, at: sentAt)))
+                } else if let inFlight {
+                    if let first = firstOfId[request.deliveryId] {
+                        plans.append(.copyOf(first))
+                    } else if await inFlight.take(request.deliveryId) {
+                        firstOfId[request.deliveryId] = index
+                        toSend.append(index)
+                        plans.append(.send)
+                    } else {
+                        plans.append(.afterOtherBatch)
+                    }
+                } else {
+                    toSend.append(index)
+                    plans.append(.send)
+                }
             }
-            if let parked = try parked(request, routes: routes, now: sentAt) { return parked }
-            func deliveredBefore() throws -> [Emission] {
-                // Delivered before, but that outcome never got out: report it, do not send again.
-                suppressed.increment()
-                logger.info("delivered before; not sent again", metadata: ["deliveryId": "\(request.deliveryId)"])
-                return [try .outcome(Outcome(request: request, status: .delivered, reason: "delivered before; not sent again", at: sentAt), to: routes.outcomes)]
+            var results = [SendResult?](repeating: nil, count: requests.count)
+            if !toSend.isEmpty {
+                let answers = await send(toSend.map { requests[$0] })
+                for (position, index) in toSend.enumerated() {
+                    let result = position < answers.count ? answers[position] : BatchParts.missing
+                    results[index] = result
+                    if let record, case .delivered = result { record.insert(requests[index].deliveryId, at: sentAt) }
+                    await inFlight?.end(requests[index].deliveryId)
+                }
             }
-            if let record, record.contains(request.deliveryId, now: sentAt) { return try deliveredBefore() }
-            if let inFlight, await !inFlight.begin(request.deliveryId) {
-                // Another copy was being sent: delivered, or it reported its own retry or failure.
-                if let record, record.contains(request.deliveryId, now: now()) { return try deliveredBefore() }
-                suppressed.increment()
-                return []
-            }
-            let result = await send(request)
-            if let record, case .delivered = result { record.insert(request.deliveryId, at: sentAt) }
-            await inFlight?.end(request.deliveryId)
-            var emissions = try emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger)
-            if record != nil, case .delivered = result {
-                // Ahead of the outcome: if the outcome fails to go out, the record may not.
-                emissions.insert(Emission(SentRecord.announcement(request.deliveryId, to: routes.sent)), at: 0)
+            let after = now()
+            var emissions: [[Emission]?] = []
+            emissions.reserveCapacity(requests.count)
+            for (index, request) in requests.enumerated() {
+                switch plans[index] {
+                case .done(let done):
+                    emissions.append(done)
+                case .send:
+                    let result = results[index] ?? BatchParts.missing
+                    var these = try DispatchStage.emissions(for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: after, logger: logger)
+                    if record != nil, case .delivered = result {
+                        // Ahead of the outcome: if the outcome fails to go out, the record may not.
+                        these.insert(Emission(SentRecord.announcement(request.deliveryId, to: routes.sent)), at: 0)
+                    }
+                    emissions.append(these)
+                case .copyOf(let first):
+                    // The first copy reports the send; this one only what the record says.
+                    if case .delivered = results[first] ?? BatchParts.missing {
+                        emissions.append(try deliveredBefore(request, at: after))
+                    } else {
+                        suppressed.increment()
+                        emissions.append([])
+                    }
+                case .afterOtherBatch:
+                    // Another batch is sending a copy: delivered, or it reports its own retry or failure.
+                    await inFlight?.waitForEnd(of: request.deliveryId)
+                    if let record, record.contains(request.deliveryId, now: now()) {
+                        emissions.append(try deliveredBefore(request, at: now()))
+                    } else {
+                        suppressed.increment()
+                        emissions.append([])
+                    }
+                }
             }
             return emissions
+        }
+
+        /// Delivered before, but that outcome never got out: report it, do not send again.
+        private func deliveredBefore(_ request: DispatchRequest, at time: Date) throws -> [Emission] {
+            suppressed.increment()
+            logger.info("delivered before; not sent again", metadata: ["deliveryId": "\(request.deliveryId)"])
+            return [try .outcome(Outcome(request: request, status: .delivered, reason: "delivered before; not sent again", at: time), to: routes.outcomes)]
         }
     }
 
@@ -151,7 +254,7 @@ public enum DispatchStage {
                     providerCode: code, at: now), to: routes.outcomes)]
             }
             count(platform, "retried")
-            retries[platform]?[tier]?.increment()
+            retries[TierKey(platform: platform, tier: tier)].increment()
             logger?.info("send will be retried", metadata: [
                 "deliveryId": "\(request.deliveryId)", "attempt": "\(request.attempt)", "code": "\(code)", "tier": "\(tier.label)",
             ])
@@ -168,21 +271,28 @@ public enum DispatchStage {
         }
     }
 
-    private static func count(_ platform: Platform, _ result: String) {
-        results[platform]?[result]?.increment()
+    static func count(_ platform: Platform, _ result: String) {
+        results[ResultKey(platform: platform, result: result)].increment()
     }
 
-    /// `herald_dispatch_retries_total` by platform and the delay tier the retry waits in, made once.
-    private static let retries: [Platform: [RetryTier: Counter]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
-        (platform, Dictionary(uniqueKeysWithValues: HeraldTopology.retryTiers.map { tier in
-            (tier, Counter(label: "herald_dispatch_retries_total", dimensions: [("platform", platform.rawValue), ("tier", tier.label)]))
-        }))
-    })
+    struct ResultKey: Hashable, Sendable {
+        var platform: Platform
+        var result: String
+    }
 
-    /// `herald_dispatch_results_total` by platform and result, made once.
-    private static let results: [Platform: [String: Counter]] = Dictionary(uniqueKeysWithValues: Platform.allCases.map { platform in
-        (platform, Dictionary(uniqueKeysWithValues: ["delivered", "failed", "revoked", "retried", "expired"].map { result in
-            (result, Counter(label: "herald_dispatch_results_total", dimensions: [("platform", platform.rawValue), ("result", result)]))
-        }))
-    })
+    struct TierKey: Hashable, Sendable {
+        var platform: Platform
+        var tier: RetryTier
+    }
+
+    /// `herald_dispatch_results_total` by platform and result (`delivered`, `failed`,
+    /// `revoked`, `retried`, `expired`).
+    private static let results = CounterFamily<ResultKey>(label: "herald_dispatch_results_total") {
+        [("platform", $0.platform.rawValue), ("result", $0.result)]
+    }
+
+    /// `herald_dispatch_retries_total` by platform and the delay tier the retry waits in.
+    private static let retries = CounterFamily<TierKey>(label: "herald_dispatch_retries_total") {
+        [("platform", $0.platform.rawValue), ("tier", $0.tier.label)]
+    }
 }

@@ -6,16 +6,18 @@
 actor InFlightSends {
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    /// True when the caller may send `deliveryId` now (no copy of it is in flight; the
-    /// caller must `end` it). Otherwise waits until the copy in flight has ended, and
-    /// answers false.
-    func begin(_ deliveryId: String) async -> Bool {
-        guard waiting[deliveryId] != nil else {
-            waiting[deliveryId] = []
-            return true
-        }
+    /// Takes `deliveryId` and answers true when no copy of it is in flight (the caller must
+    /// `end` it); answers false at once when one is.
+    func take(_ deliveryId: String) -> Bool {
+        guard waiting[deliveryId] == nil else { return false }
+        waiting[deliveryId] = []
+        return true
+    }
+
+    /// Returns once no copy of `deliveryId` is in flight.
+    func waitForEnd(of deliveryId: String) async {
+        guard waiting[deliveryId] != nil else { return }
         await withCheckedContinuation { waiting[deliveryId, default: []].append($0) }
-        return false
     }
 
     /// The send of `deliveryId` is over (and recorded when it was delivered).

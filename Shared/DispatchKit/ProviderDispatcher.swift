@@ -53,11 +53,6 @@ public struct ProviderDispatcher<Client: ProviderClient>: Sendable {
         return await BatchParts.send(batch, in: Array(byApp.values)) { part in await self.send(part, app: part[0].app) }
     }
 
-    /// Sends one delivery.
-    public func send(_ request: DispatchRequest) async -> SendResult {
-        await send([request])[0]
-    }
-
     private func send(_ batch: [DispatchRequest], app: String) async -> [SendResult] {
         guard let client = clients[app] else {
             let result = SendResult.failed(.notConfigured, "app \(app) has no \(platform.rawValue) settings")

@@ -75,9 +75,42 @@ public struct Delivery: Contract, Hashable {
     }
 }
 
-/// The provider a device is reached through.
-public enum Platform: String, Codable, Sendable, Hashable, CaseIterable {
-    case fcm, hms, webhook
+/// The provider a device is reached through: a provider's name, such as `fcm`. Any
+/// provider module can name one; which platforms a deployment serves is its provider
+/// registry's list, not this type's. A name is 1-32 lowercase letters, digits or '-',
+/// starting with a letter (it is part of queue names and routing keys).
+public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    /// nil for a name that is not a valid platform name.
+    public init?(rawValue: String) {
+        guard Self.isValidName(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral name: String) {
+        precondition(Self.isValidName(name), "\"\(name)\" is not a platform name")
+        rawValue = name
+    }
+
+    /// Whether `name` may name a platform.
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
+        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    public var description: String { rawValue }
+    public static func < (a: Platform, b: Platform) -> Bool { a.rawValue < b.rawValue }
+
+    /// Firebase Cloud Messaging: the platform the upstreams' Android tokens (Smart ID,
+    /// Evernym's `FCM:` com methods) are for.
+    public static let fcm: Platform = "fcm"
+    /// Huawei Push Kit.
+    public static let hms: Platform = "hms"
+    /// A forward to the app's own server: the route of every device of an app in webhook
+    /// mode, and of type-3 Evernym sponsees.
+    public static let webhook: Platform = "webhook"
 }
 
 /// The operating system of a device; it decides provider-specific hints (e.g. APNs fields for iOS).

@@ -14,10 +14,10 @@ import Yams
 ///       - id: ops                             # no scopes: events only
 ///         file: /run/secrets/demo-ops-key     # the key itself, read at start
 ///     encryption: preferred
-///     fcm:
+///     fcm:                                    # a provider's section (FCMSettings)
 ///       serviceAccountFile: /run/secrets/demo-fcm.json
 ///       endpoint: https://sandbox:8443        # override, e.g. the sandbox
-///     hms:
+///     hms:                                    # another's (HMSSettings)
 ///       appId: "104523"
 ///       clientId: "104523"
 ///       clientSecretFile: /run/secrets/demo-hms-secret
@@ -33,7 +33,10 @@ import Yams
 ///         en: { title: "{user} ({channel})", body: "{text}" }
 /// ```
 ///
-/// Relative file paths are resolved against the YAML file's folder.
+/// Relative file paths are resolved against the YAML file's folder. Every key of an app
+/// besides Herald's own (`apiKeys`, `encryption`, `delivery`, `templates`, `criticalKinds`,
+/// `rateLimits`) is a provider's section, kept as written and read by that provider
+/// (`AppConfiguration.settings`); the provider registry checks them all at start.
 public struct AppsConfiguration: Sendable, Hashable {
     public var apps: [String: AppConfiguration]
 
@@ -53,8 +56,10 @@ public struct AppsConfiguration: Sendable, Hashable {
     /// Parses and validates YAML text; relative paths resolve against `folder`.
     public static func parse(_ yaml: String, relativeTo folder: URL? = nil) throws -> AppsConfiguration {
         let file: File
+        let sections: [String: [String: String]]
         do {
             file = try YAMLDecoder().decode(File.self, from: yaml)
+            sections = try providerSections(yaml)
         } catch let error as DecodingError {
             throw ConfigurationError(.invalidFile, setting: "HERALD_CONFIG", HeraldJSON.describe(error))
         } catch {
@@ -62,10 +67,26 @@ public struct AppsConfiguration: Sendable, Hashable {
         }
         var apps: [String: AppConfiguration] = [:]
         for (id, var app) in file.apps ?? [:] {
+            app.providerSections = sections[id] ?? [:]
+            app.folder = folder
             try app.validate(id: id, folder: folder)
             apps[id] = app
         }
         return AppsConfiguration(apps: apps)
+    }
+
+    /// Each app's provider sections (every key that is not Herald's own), as YAML text.
+    private static func providerSections(_ yaml: String) throws -> [String: [String: String]] {
+        guard case .mapping(let root)? = try Yams.compose(yaml: yaml), case .mapping(let apps)? = root["apps"] else { return [:] }
+        var sections: [String: [String: String]] = [:]
+        for (id, app) in apps {
+            guard let id = id.string, case .mapping(let keys) = app else { continue }
+            for (key, value) in keys {
+                guard let key = key.string, !AppConfiguration.ownKeys.contains(key) else { continue }
+                sections[id, default: [:]][key] = try Yams.serialize(node: value)
+            }
+        }
+        return sections
     }
 
     private struct File: Decodable {
@@ -74,11 +95,9 @@ public struct AppsConfiguration: Sendable, Hashable {
 }
 
 /// One app's settings.
-public struct AppConfiguration: Codable, Sendable, Hashable {
+public struct AppConfiguration: Decodable, Sendable, Hashable {
     public var apiKeys: [APIKey]
     public var encryption: EncryptionPolicy
-    public var fcm: FCM?
-    public var hms: HMS?
     public var delivery: Delivery
     /// Templates by event kind, then locale (`en`, `et-EE`, …).
     public var templates: [String: [String: Template]]
@@ -87,36 +106,73 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     public var criticalKinds: [String]
     /// How many requests the gateway takes from the app and from each of its keys.
     public var rateLimits: RateLimits
+    /// Each provider's section by its key (`fcm`, `hms`, …), as YAML text: the provider
+    /// reads its own with `settings(_:app:)`.
+    public var providerSections: [String: String]
+    /// Where relative file paths in the provider sections resolve (the apps file's folder).
+    public var folder: URL?
 
+    /// `providers` are settings of provider modules, each under its own key.
     public init(
-        apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, fcm: FCM? = nil,
-        hms: HMS? = nil, delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
+        apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
+        delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
         criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits()
     ) {
         self.criticalKinds = criticalKinds
         self.rateLimits = rateLimits
         self.apiKeys = apiKeys
         self.encryption = encryption
-        self.fcm = fcm
-        self.hms = hms
         self.delivery = delivery
         self.templates = templates
+        var sections: [String: String] = [:]
+        for settings in providers {
+            func text<S: ProviderSettings>(_ settings: S) -> (String, String) {
+                // Encoding plain Codable structs to YAML does not fail.
+                (S.key, (try? YAMLEncoder().encode(settings)) ?? "")
+            }
+            let (key, yaml) = text(settings)
+            sections[key] = yaml
+        }
+        providerSections = sections
+        folder = nil
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case apiKeys, encryption, fcm, hms, delivery, templates, criticalKinds, rateLimits
+    /// The keys that are Herald's own; every other key of an app is a provider's section.
+    static let ownKeys: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case apiKeys, encryption, delivery, templates, criticalKinds, rateLimits
+    }
+
+    /// The app's settings for the provider whose section `S` is, nil when the app has none;
+    /// read, checked and with its paths resolved. `app` is the app's id, for the errors.
+    public func settings<S: ProviderSettings>(_ type: S.Type, app: String) throws -> S? {
+        guard let yaml = providerSections[S.key] else { return nil }
+        let setting = "apps.\(app).\(S.key)"
+        var settings: S
+        do {
+            settings = try YAMLDecoder().decode(S.self, from: yaml)
+        } catch {
+            let reason = HeraldJSON.describe(error).replacingOccurrences(of: "the document: ", with: "")
+            throw ConfigurationError(.invalidFile, setting: "HERALD_CONFIG", "\(setting): \(reason)")
+        }
+        try settings.validate(resolve: { path in
+            guard let folder, !path.hasPrefix("/") else { return path }
+            return folder.appendingPathComponent(path).path
+        }, invalid: { path, message in ConfigurationError(.invalidValue, setting: "\(setting).\(path)", message) })
+        return settings
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         apiKeys = try c.decodeIfPresent([APIKey].self, forKey: .apiKeys) ?? []
         encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption) ?? .preferred
-        fcm = try c.decodeIfPresent(FCM.self, forKey: .fcm)
-        hms = try c.decodeIfPresent(HMS.self, forKey: .hms)
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
         rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? RateLimits()
+        providerSections = [:]
+        folder = nil
     }
 
     /// Token buckets for the gateway: `app` for all of the app's requests, `key` for each of
@@ -161,23 +217,6 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
 
     public enum Scope: String, Codable, Sendable, Hashable, CaseIterable {
         case events, devices, admin
-    }
-
-    public struct FCM: Codable, Sendable, Hashable {
-        public var serviceAccountFile: String
-        /// Overrides `https://fcm.googleapis.com` (e.g. the sandbox).
-        public var endpoint: String?
-        /// A CA bundle to trust for the endpoint (e.g. the sandbox's).
-        public var caFile: String?
-    }
-
-    public struct HMS: Codable, Sendable, Hashable {
-        public var appId: String
-        public var clientId: String
-        public var clientSecretFile: String
-        public var endpoint: String?
-        public var tokenEndpoint: String?
-        public var caFile: String?
     }
 
     /// How the app's deliveries leave Herald, and its webhook: in `webhook` mode every
@@ -262,17 +301,6 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
             guard let limit else { continue }
             guard limit.perSecond > 0, limit.perSecond.isFinite else { throw invalid("rateLimits.\(name).perSecond", "must be a positive number") }
             guard limit.burst >= 1 else { throw invalid("rateLimits.\(name).burst", "must be at least 1") }
-        }
-        if var fcm {
-            fcm.serviceAccountFile = resolve(fcm.serviceAccountFile)
-            fcm.caFile = fcm.caFile.map(resolve)
-            if let endpoint = fcm.endpoint, URL(string: endpoint)?.scheme == nil { throw invalid("fcm.endpoint", "\"\(endpoint)\" is not a URL") }
-            self.fcm = fcm
-        }
-        if var hms {
-            hms.clientSecretFile = resolve(hms.clientSecretFile)
-            hms.caFile = hms.caFile.map(resolve)
-            self.hms = hms
         }
         if delivery.mode == .webhook, delivery.url == nil {
             throw invalid("delivery.url", "webhook mode needs an http(s) URL")

@@ -2,7 +2,9 @@ import HeraldModel
 import Messaging
 
 /// Herald's AMQP topology: every exchange, queue, binding and retry tier, in one place.
-/// Every service declares `HeraldTopology.all` at start; declaring is idempotent.
+/// Every service declares `HeraldTopology.all(providers)` at start; declaring is
+/// idempotent. Each provider's queues follow from its platform name: `dispatch.<platform>`,
+/// `dispatch.sent.<platform>` and the delay tiers `retry.<platform>.<tier>`.
 public enum HeraldTopology {
     // MARK: Exchanges
 
@@ -57,9 +59,6 @@ public enum HeraldTopology {
         public static let registrationEvents = workQueue("registration.events")
         public static let preferencesResolved = workQueue("preferences.resolved")
         public static let encryptionAllowed = workQueue("encryption.allowed")
-        public static let dispatchFCM = workQueue("dispatch.fcm")
-        public static let dispatchHMS = workQueue("dispatch.hms")
-        public static let dispatchWebhook = workQueue("dispatch.webhook")
         public static let registrationRevocations = workQueue("registration.revocations")
         /// Every outcome, for Registration's record of what became of each delivery.
         public static let registrationOutcomes = workQueue("registration.outcomes")
@@ -78,21 +77,19 @@ public enum HeraldTopology {
             QueueSpec("dispatch.sent.\(platform.rawValue)", kind: .stream, maxAge: "1h")
         }
 
+        /// The queue a platform's dispatchers consume.
         public static func dispatch(_ platform: Platform) -> QueueSpec {
-            switch platform {
-            case .fcm: dispatchFCM
-            case .hms: dispatchHMS
-            case .webhook: dispatchWebhook
-            }
+            workQueue("dispatch.\(platform.rawValue)")
         }
     }
 
-    /// The queues stages consume, each a quorum queue that dead-letters to `herald.dead`.
-    public static let workQueues: [QueueSpec] = [
-        Queue.registrationEvents, Queue.preferencesResolved, Queue.encryptionAllowed,
-        Queue.dispatchFCM, Queue.dispatchHMS, Queue.dispatchWebhook, Queue.registrationRevocations,
-        Queue.registrationOutcomes,
-    ]
+    /// The queues stages consume, each a quorum queue that dead-letters to `herald.dead`:
+    /// the pipeline's and one per platform.
+    public static func workQueues(_ platforms: [Platform]) -> [QueueSpec] {
+        [Queue.registrationEvents, Queue.preferencesResolved, Queue.encryptionAllowed]
+            + platforms.map(Queue.dispatch)
+            + [Queue.registrationRevocations, Queue.registrationOutcomes]
+    }
 
     /// The command queues the RPC servers consume (gateway → Registration / Preferences).
     public enum CommandQueue {
@@ -124,13 +121,18 @@ public enum HeraldTopology {
 
     // MARK: The whole topology
 
-    /// Every exchange, queue and binding of Herald.
-    public static let all: AMQPTopology = {
+    /// Every exchange, queue and binding of Herald with the providers of `registry`.
+    public static func all(_ registry: ProviderRegistry) -> AMQPTopology {
+        all(platforms: registry.platforms)
+    }
+
+    /// Every exchange, queue and binding of Herald with `platforms`.
+    public static func all(platforms: [Platform]) -> AMQPTopology {
         let exchanges = [
             Exchange.events, Exchange.deliveries, Exchange.dispatch, Exchange.retry,
             Exchange.control, Exchange.outcomes, Exchange.dead,
         ]
-        var queues = workQueues + [Queue.deadLetters, Queue.registrationDeadLetters, CommandQueue.registration, CommandQueue.preferences]
+        var queues = workQueues(platforms) + [Queue.deadLetters, Queue.registrationDeadLetters, CommandQueue.registration, CommandQueue.preferences]
         var bindings = [
             BindingSpec(exchange: Exchange.events.name, queue: Queue.registrationEvents.name, routingKey: "#"),
             BindingSpec(exchange: Exchange.deliveries.name, queue: Queue.preferencesResolved.name, routingKey: RoutingKey.resolved),
@@ -140,7 +142,7 @@ public enum HeraldTopology {
             BindingSpec(exchange: Exchange.dead.name, queue: Queue.deadLetters.name, routingKey: ""),
             BindingSpec(exchange: Exchange.dead.name, queue: Queue.registrationDeadLetters.name, routingKey: ""),
         ]
-        for platform in Platform.allCases {
+        for platform in platforms {
             queues.append(Queue.sent(platform))
             bindings.append(BindingSpec(
                 exchange: Exchange.dispatch.name, queue: Queue.dispatch(platform).name,
@@ -154,7 +156,7 @@ public enum HeraldTopology {
             }
         }
         return AMQPTopology(exchanges: exchanges, queues: queues, bindings: bindings)
-    }()
+    }
 }
 
 /// One retry delay.

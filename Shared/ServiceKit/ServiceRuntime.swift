@@ -12,6 +12,9 @@ public final class ServiceRuntime: Sendable {
     public let name: String
     public let environment: ServiceEnvironment
     public let apps: AppsConfiguration
+    /// The providers this deployment runs: the platforms of the topology, the sections of
+    /// the apps file that are checked at start.
+    public let providers: ProviderRegistry
     public let logger: Logger
     public let readiness = Readiness()
     /// Declared on every broker connection this runtime opens.
@@ -25,11 +28,12 @@ public final class ServiceRuntime: Sendable {
     /// Reads the configuration, sets up logging and metrics, and starts connecting to the
     /// broker (unless `usesBroker` is false). A service with a public API gives
     /// `defaultOpsPort`, so health and metrics are not on the public port (`HERALD_OPS_PORT`
-    /// moves them). Throws `ConfigurationError`.
+    /// moves them). `topology` defaults to Herald's with `providers`' platforms. Throws
+    /// `ConfigurationError`.
     public init(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        usesBroker: Bool = true, topology: AMQPTopology = HeraldTopology.all
+        usesBroker: Bool = true, providers: ProviderRegistry = ProviderRegistry(), topology: AMQPTopology? = nil
     ) throws {
         self.name = name
         let settings = try ServiceEnvironment(environment, defaultPort: defaultPort)
@@ -38,7 +42,9 @@ public final class ServiceRuntime: Sendable {
         logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
         _ = HeraldMetrics.registry
         apps = try settings.configPath.map(AppsConfiguration.load(path:)) ?? AppsConfiguration()
-        let topology = topology.replicated(settings.quorumReplicas)
+        try providers.validate(apps)
+        self.providers = providers
+        let topology = (topology ?? HeraldTopology.all(providers)).replicated(settings.quorumReplicas)
         self.topology = topology
         if usesBroker {
             let publisher = Publisher(configuration: Self.connection(name: name, role: "publisher", settings: settings, topology: topology, logger: logger))
@@ -123,11 +129,12 @@ public final class ServiceRuntime: Sendable {
     /// service's own parts, runs until a shutdown signal and exits: 0 after a graceful
     /// shutdown, 2 for a configuration error, 1 for any other failure.
     public static func main(
-        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true,
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true, providers: ProviderRegistry,
         setUp: (ServiceRuntime) async throws -> ServiceParts = { _ in ServiceParts() }
     ) async -> Never {
         do {
-            let runtime = try ServiceRuntime(name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker)
+            let runtime = try ServiceRuntime(
+                name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker, providers: providers)
             let parts = try await setUp(runtime)
             try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
             exit(0)

@@ -44,7 +44,7 @@ struct DispatchFixture {
     }
 
     func stage(_ client: FCMClient, runtime: ServiceRuntime? = nil) -> Stage<DispatchRequest> {
-        DispatchStage.make(runtime: runtime ?? harness.runtime, platform: .fcm, routes: routes, prefetch: 50, send: client.send)
+        DispatchStage.make(runtime: runtime ?? harness.runtime, platform: .fcm, routes: routes, batching: .init(prefetch: 50), send: client.send)
     }
 }
 
@@ -84,7 +84,7 @@ struct DispatchStageTests {
         let recordA = SentRecord()
         try await fixture.harness.run([
             SentRecordFollower(stream: fixture.sent, record: recordA, runtime: fixture.harness.runtime),
-            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: recordA, send: sandbox.client(transport: transport).send),
+            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, batching: .init(prefetch: 10), record: recordA, send: sandbox.client(transport: transport).send),
         ], collecting: ["outcomes"], cleanUp: false) { collectors in
             try await fixture.harness.publish(request)
             try await collectors[0].inbox.waitUntil("the outcome") { $0.count == 1 }
@@ -98,7 +98,7 @@ struct DispatchStageTests {
         let outcomes = Collector(runtime.connection("collect"), queue: fixture.harness.queues["outcomes"]!.name)
         let group = ServiceGroup(services: [
             SentRecordFollower(stream: fixture.sent, record: recordB, runtime: runtime),
-            DispatchStage.make(runtime: runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: recordB, send: sandbox.client(transport: transport).send),
+            DispatchStage.make(runtime: runtime, platform: .fcm, routes: fixture.routes, batching: .init(prefetch: 10), record: recordB, send: sandbox.client(transport: transport).send),
         ], logger: Logger(label: "test"))
         let running = Task { try await group.run() }
         do {
@@ -130,7 +130,7 @@ struct DispatchStageTests {
         let request = FCMTestSandbox.request(token: "slow-300-twice")
         let record = SentRecord()
         try await fixture.harness.run([
-            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, prefetch: 10, record: record, send: sandbox.client(transport: transport).send),
+            DispatchStage.make(runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, batching: .init(prefetch: 10), record: record, send: sandbox.client(transport: transport).send),
         ], collecting: ["outcomes"]) { collectors in
             try await fixture.harness.publish(request)
             try await fixture.harness.publish(request)

@@ -23,14 +23,14 @@ struct FCMDispatcherTests {
         #expect(Set(dispatcher.clients.keys) == ["alpha", "beta"])
         #expect(dispatcher.transports.count == 2, "one transport per CA file")
 
-        guard case .delivered = await dispatcher.send(TestSandbox.request(token: "to-alpha", app: "alpha")),
-              case .delivered = await dispatcher.send(TestSandbox.request(token: "to-beta", app: "beta")) else {
+        guard case .delivered = await dispatcher.send([TestSandbox.request(token: "to-alpha", app: "alpha")])[0],
+              case .delivered = await dispatcher.send([TestSandbox.request(token: "to-beta", app: "beta")])[0] else {
             Issue.record("not delivered"); return
         }
         #expect(first.state.messages(provider: "fcm").map(\.token) == ["to-alpha"])
         #expect(second.state.messages(provider: "fcm").map(\.token) == ["to-beta"])
         #expect(first.state.issuedTokenCount(provider: "fcm") == 1 && second.state.issuedTokenCount(provider: "fcm") == 1)
-        #expect(await dispatcher.send(TestSandbox.request(token: "to-gamma", app: "gamma")) == .failed(code: "NOT_CONFIGURED", reason: "app gamma has no fcm settings"))
+        #expect(await dispatcher.send([TestSandbox.request(token: "to-gamma", app: "gamma")])[0] == .failed(code: "NOT_CONFIGURED", reason: "app gamma has no fcm settings"))
         for transport in dispatcher.transports { await transport.close() }
         await first.stop()
         await second.stop()

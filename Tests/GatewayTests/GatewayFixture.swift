@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GatewayAPI
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Hummingbird
 import Logging
@@ -42,10 +43,11 @@ final class GatewayFixture: Sendable {
 
     static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
 
-    /// `rateLimits`: the app's `rateLimits` in the apps file (YAML flow style), if any.
+    /// `rateLimits`: the app's `rateLimits` in the apps file (YAML flow style), if any;
+    /// `providers`: the providers the gateway serves.
     init(
         amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true,
-        rateLimits: String? = nil
+        rateLimits: String? = nil, providers: ProviderRegistry = .herald
     ) async throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         app = "gw-\(id)"
@@ -86,7 +88,7 @@ final class GatewayFixture: Sendable {
         configuration.commandTimeout = commandTimeout
         rpc = RPCClient(configuration: runtime.connection("rpc"))
         let gateway = Gateway(
-            apps: runtime.apps, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
+            apps: runtime.apps, providers: providers, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
         let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))

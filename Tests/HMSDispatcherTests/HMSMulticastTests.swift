@@ -4,6 +4,7 @@ import HeraldModel
 import HeraldTestSupport
 import HMSSender
 import Logging
+import Messaging
 import ServiceKit
 import Testing
 
@@ -26,43 +27,49 @@ struct HMSMulticastTests {
         await sandbox.stop()
     }
 
-    @Test func encryptedDeliveriesGoOnePerRequestAndDoNotWaitForTheWindow() async throws {
+    @Test func encryptedDeliveriesOfABatchGoOnePerRequest() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
         let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
-        // A window that never closes on time: only sends that do not join it can finish.
-        let window = SendWindow(window: .seconds(3600), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
         let count = 40
-        let results = await TestSandbox.sendConcurrently((0..<count).map { index in TestSandbox.hmsRequest(token: "e-\(index)", event: "same-event", encrypted: true) }, through: window)
+        let results = await dispatcher.send((0..<count).map { index in TestSandbox.hmsRequest(token: "e-\(index)", event: "same-event", encrypted: true) })
         #expect(results.count == count && results.allSatisfy { if case .delivered = $0 { true } else { false } })
         #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == Array(repeating: 1, count: count))
         await transport.close()
         await sandbox.stop()
     }
 
-    @Test func theWindowGathersConcurrentSendsIntoFullRequests() async throws {
+    /// The dispatch stage hands the provider what its batch holds, with no window timer:
+    /// a pack of plain deliveries of one event becomes requests of many tokens, and each
+    /// delivery still gets its own outcome.
+    @Test(.enabled(if: TestBroker.shouldRun))
+    func theStageSendsAPackOfOneEventAsMulticastRequests() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
         let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
-        // A window that closes only when full, so the count of requests is exact.
-        let window = SendWindow(window: .seconds(3600), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
-        let count = 3000
-        let results = await TestSandbox.sendConcurrently((0..<count).map { index in TestSandbox.hmsRequest(token: "w-\(index)", event: "same-event") }, through: window)
-        #expect(results.count == count && results.allSatisfy { if case .delivered = $0 { true } else { false } })
-        #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == [1000, 1000, 1000])
-        await transport.close()
-        await sandbox.stop()
-    }
-
-    @Test func aWindowThatIsNotFullClosesAfterItsDurationWithOneRequest() async throws {
-        let sandbox = try await TestSandbox.start()
-        let transport = sandbox.transport()
-        let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
-        // Long enough that seven sends surely arrive within it, even on a loaded machine.
-        let window = SendWindow(window: .seconds(2), limit: HMSClient.maxTokens, joins: HMSMulticast.joins, send: dispatcher.send)
-        let results = await TestSandbox.sendConcurrently((0..<7).map { index in TestSandbox.hmsRequest(token: "few-\(index)", event: "same-event") }, through: window)
-        #expect(results.allSatisfy { if case .delivered = $0 { true } else { false } })
-        #expect(sandbox.state.sendRequests(provider: "hms").map(\.tokens.count) == [7])
+        let harness = try StageHarness("hms", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic], queues: ["outcomes": ("outcomes", "#")])
+        let routes = DispatchStage.Routes(
+            platform: .hms, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!,
+            outcomes: harness.exchanges["outcomes"]!, sent: QueueSpec("test.hms.sent.\(UUID().uuidString.prefix(8))", kind: .stream, maxAge: "1h"))
+        let stage = DispatchStage.make(runtime: harness.runtime, platform: .hms, routes: routes, batching: .init(prefetch: 1000), send: dispatcher.send)
+        let count = 600
+        let requests = (0..<count).map { TestSandbox.hmsRequest(token: "p-\($0)", event: "pack-event") }
+        try await harness.run([stage], collecting: ["outcomes"]) { collectors in
+            // As the encryption stage publishes a fan-out: packs of 100.
+            for start in stride(from: 0, to: count, by: 100) {
+                let pack = MessagePack.pack(try requests[start..<start + 100].map {
+                    try OutgoingMessage(contract: $0, exchange: harness.work.exchange.name, routingKey: "work")
+                })
+                try await harness.runtime.requirePublisher.publish(contentsOf: pack)
+            }
+            try await collectors[0].inbox.waitUntil(timeout: .seconds(30), "an outcome per delivery") { $0.count == count }
+            let outcomes = try await collectors[0].inbox.messages.map { try $0.decode(Outcome.self) }
+            #expect(outcomes.allSatisfy { $0.status == .delivered })
+            #expect(Set(outcomes.map(\.deliveryId)) == Set(requests.map(\.deliveryId)))
+        }
+        let sent = sandbox.state.sendRequests(provider: "hms")
+        #expect(sent.map(\.tokens.count).reduce(0, +) == count)
+        #expect(sent.count <= count / 100, "at least a pack's tokens a request: \(sent.map(\.tokens.count))")
         await transport.close()
         await sandbox.stop()
     }

@@ -33,13 +33,4 @@ extension TestSandbox {
             deliveryId: id, eventId: event, app: "demo", kind: "value.changed", platform: .hms, deviceId: "d-\(id)",
             token: token, os: .android, data: data, ttlSeconds: 600, expiresAt: hmsExpiry)
     }
-
-    /// Sends `requests` through `window` at once, each from its own task, as a stage's
-    /// concurrent deliveries do; returns the results in the order they came.
-    static func sendConcurrently(_ requests: [DispatchRequest], through window: SendWindow) async -> [SendResult] {
-        await withTaskGroup(of: SendResult.self) { group in
-            for request in requests { group.addTask { await window.send(request) } }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
-    }
 }

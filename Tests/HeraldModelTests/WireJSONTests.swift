@@ -195,7 +195,7 @@ struct WireJSONTests {
     static func delivery(_ random: inout SeededRandom) -> Delivery {
         let event = JSONWriterTests.event(&random)
         let device = DeviceTarget(
-            id: text(&random) + "d", platform: Platform.allCases[random.next(upTo: 3)], token: text(&random),
+            id: text(&random) + "d", platform: [Platform.fcm, .hms, .webhook][random.next(upTo: 3)], token: text(&random),
             os: DeviceOS.allCases[random.next(upTo: 4)], userId: maybe(&random), locale: maybe(&random),
             key: random.next(upTo: 2) == 0 ? nil : DeviceKey(keyId: text(&random), p256dh: text(&random), auth: text(&random)),
             recipient: random.next(upTo: 2) == 0 ? nil : recipient(&random))
@@ -207,7 +207,7 @@ struct WireJSONTests {
     static func dispatch(_ random: inout SeededRandom) -> DispatchRequest {
         DispatchRequest(
             deliveryId: text(&random) + "x", eventId: text(&random), app: text(&random), kind: text(&random),
-            platform: Platform.allCases[random.next(upTo: 3)], deviceId: text(&random), token: text(&random),
+            platform: [Platform.fcm, .hms, .webhook][random.next(upTo: 3)], deviceId: text(&random), token: text(&random),
             os: DeviceOS.allCases[random.next(upTo: 4)], data: map(&random),
             notification: random.next(upTo: 2) == 0 ? nil : DispatchRequest.Notification(title: maybe(&random), body: maybe(&random)),
             ttlSeconds: random.next(upTo: 2) == 0 ? nil : random.next(upTo: DeliveryOptions.maximumTTL + 1),

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldProviders
 import Logging
 import Messaging
 import ServiceKit
@@ -7,7 +8,7 @@ import ServiceLifecycle
 
 /// A service's stage on the real broker, between private queues: an input work queue (with
 /// its dead-letter queue), output exchanges and queues bound to them, and a runtime whose
-/// publisher declares it all. Names are unique per harness, so tests run side by side.
+/// publisher declares it all, serving Herald's providers unless a test gives others. Names are unique per harness, so tests run side by side.
 public struct StageHarness: Sendable {
     public let work: WorkTopology
     public let exchanges: [String: ExchangeSpec]
@@ -17,15 +18,17 @@ public struct StageHarness: Sendable {
     public let topology: AMQPTopology
     private let environment: [String: String]
     private let label: String
+    private let providers: ProviderRegistry
 
     /// `exchanges`: role → kind; `queues`: role → (exchange role, binding key); `extra`: more
     /// topology, e.g. delay queues that dead-letter into the input.
     public init(
         _ label: String, exchanges: [String: ExchangeSpec.Kind], queues: [String: (exchange: String, key: String)],
         extra: (WorkTopology, [String: ExchangeSpec]) -> AMQPTopology = { _, _ in AMQPTopology() },
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], providers: ProviderRegistry = .herald
     ) throws {
         self.label = label
+        self.providers = providers
         let id = UUID().uuidString.prefix(8)
         work = TestBroker.workTopology(label)
         let exchangeSpecs = exchanges.reduce(into: [String: ExchangeSpec]()) { $0[$1.key] = ExchangeSpec("test.\(label).\($1.key).\(id)", kind: $1.value) }
@@ -39,12 +42,12 @@ public struct StageHarness: Sendable {
         self.topology = topology
         self.environment = ["HERALD_AMQP_URL": TestBroker.urlString, "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"]
             .merging(environment) { $1 }
-        runtime = try ServiceRuntime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, topology: topology)
+        runtime = try ServiceRuntime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, providers: providers, topology: topology)
     }
 
     /// Another runtime on the same topology, as a restarted service would have.
     public func newRuntime() throws -> ServiceRuntime {
-        try ServiceRuntime(name: "test-\(label)-\(UUID().uuidString.prefix(8))", defaultPort: 0, environment: environment, topology: topology)
+        try ServiceRuntime(name: "test-\(label)-\(UUID().uuidString.prefix(8))", defaultPort: 0, environment: environment, providers: providers, topology: topology)
     }
 
     /// Deletes every queue the harness declared.

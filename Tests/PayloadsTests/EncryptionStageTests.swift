@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Logging
 import Messaging
@@ -108,7 +109,7 @@ struct DispatchExpiryTests {
         var delivery = S.webcomChildren(S.device(.hms, os: .android))
         delivery.occurredAt = S.now.addingTimeInterval(-10)
         delivery.options.ttlSeconds = 60
-        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(), now: S.now)
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald), now: S.now)
         #expect(emissions.count == 1)
         #expect(emissions[0].message.properties.expiration == "50000")
     }
@@ -117,7 +118,7 @@ struct DispatchExpiryTests {
         var delivery = S.webcomChildren(S.device(.hms, os: .android))
         delivery.occurredAt = S.now
         delivery.options.ttlSeconds = nil
-        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(), now: S.now)
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald), now: S.now)
         #expect(emissions[0].message.properties.expiration == nil)
     }
 }

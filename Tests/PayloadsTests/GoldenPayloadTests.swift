@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Payloads
 import ProviderMessages
@@ -37,7 +38,7 @@ struct GoldenPayloadTests {
 
     @Test(arguments: cases)
     func theFinalPayloadMatchesItsFixture(_ sample: Case) throws {
-        let builder = PayloadBuilder()
+        let builder = PayloadBuilder(providers: .herald)
         var fixture: [String: Any] = [:]
         var plaintexts: [Data] = []
         for (platform, delivery) in [("fcm", sample.fcm), ("hms", sample.hms)] {

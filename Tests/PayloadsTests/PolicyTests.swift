@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldProviders
 import Payloads
 import ProviderMessages
 import ServiceKit
@@ -11,7 +12,7 @@ struct PolicyTests {
     typealias S = PayloadSamples
 
     static func decision(_ delivery: Delivery, apps: AppsConfiguration = AppsConfiguration()) -> PayloadBuilder.Decision {
-        PayloadBuilder(apps: apps).build(delivery, now: S.now)
+        PayloadBuilder(apps: apps, providers: .herald).build(delivery, now: S.now)
     }
 
     static func scheme(_ decision: PayloadBuilder.Decision) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldProviders
 import Payloads
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// rendered for the recipient, never encrypted, never degraded.
 struct WebhookForwardTests {
     typealias S = PayloadSamples
-    let builder = PayloadBuilder()
+    let builder = PayloadBuilder(providers: .herald)
 
     @Test func aForwardCarriesTheEventsDataContextAndRenderedAlertInClear() throws {
         var delivery = S.encrypted(S.upstraMessage(S.device(.webhook, os: .android, key: S.deviceKey)))

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HeraldCrypto
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Payloads
 import ProviderMessages
@@ -30,7 +31,7 @@ struct PayloadAcceptanceTests {
     }
 
     static func request(_ delivery: Delivery) throws -> DispatchRequest {
-        guard case .dispatch(let request, _, _) = PayloadBuilder().build(delivery) else { throw TestFailure("not dispatched") }
+        guard case .dispatch(let request, _, _) = PayloadBuilder(providers: .herald).build(delivery) else { throw TestFailure("not dispatched") }
         return request
     }
 

@@ -1,5 +1,7 @@
+import FCMSender
 import Foundation
 import HeraldTestSupport
+import HMSSender
 import ServiceKit
 import Testing
 
@@ -10,9 +12,11 @@ struct DeployConfigurationTests {
             .appendingPathComponent("../../deploy/herald.yaml").standardizedFileURL
         let apps = try AppsConfiguration.parse(String(contentsOf: file, encoding: .utf8), relativeTo: file.deletingLastPathComponent())
         let demo = try #require(apps.apps["demo"])
-        #expect(demo.fcm?.endpoint == "https://herald-sandbox:8443")
-        #expect(demo.hms?.appId == "100000001" && demo.hms?.clientSecretFile == "/var/lib/herald/sandbox/hms-client-secret")
-        #expect(demo.hms?.tokenEndpoint == "https://herald-sandbox:8443/oauth2/v3/token")
+        let fcm = try #require(try demo.settings(FCMSettings.self, app: "demo"))
+        let hms = try #require(try demo.settings(HMSSettings.self, app: "demo"))
+        #expect(fcm.endpoint == "https://herald-sandbox:8443")
+        #expect(hms.appId == "100000001" && hms.clientSecretFile == "/var/lib/herald/sandbox/hms-client-secret")
+        #expect(hms.tokenEndpoint == "https://herald-sandbox:8443/oauth2/v3/token")
         #expect(demo.delivery.mode == .direct && demo.delivery.url == "http://herald-sandbox:8090/webhooks/demo-sponsor")
         let chat = try #require(apps.apps["demo-chat"])
         #expect(chat.delivery.mode == .webhook && chat.delivery.allowPrivateNetworks)

@@ -1,3 +1,4 @@
+import FCMSender
 import Foundation
 import Logging
 import ServiceKit
@@ -135,12 +136,13 @@ struct AppsConfigurationTests {
         #expect(demo.apiKeys.map(\.id) == ["ci", "ops"])
         #expect(demo.apiKeys[0].scopes == [.events])
         #expect(demo.apiKeys[1].file == "/etc/herald/secrets/ops-key")
-        #expect(demo.fcm?.serviceAccountFile == "/etc/herald/secrets/fcm.json")
+        #expect(try demo.settings(FCMSettings.self, app: "demo")?.serviceAccountFile == "/etc/herald/secrets/fcm.json")
         #expect(demo.delivery.mode == .webhook && demo.delivery.signingSecretFile == "/run/secrets/hook")
         #expect(demo.templates["message.created"]?["en"]?.title == "{user} ({channel})")
         #expect(demo.encryption == .preferred)
         let minimal = try #require(config.apps["minimal"])
-        #expect(minimal.apiKeys.isEmpty && minimal.delivery.mode == .direct && minimal.fcm == nil)
+        #expect(minimal.apiKeys.isEmpty && minimal.delivery.mode == .direct)
+        #expect(try minimal.settings(FCMSettings.self, app: "minimal") == nil)
     }
 
     @Test("mistakes are reported with their path")

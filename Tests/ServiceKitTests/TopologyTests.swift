@@ -1,11 +1,12 @@
 import HeraldModel
+import HeraldProviders
 import Messaging
 import ServiceKit
 import Testing
 
 @Suite("Herald's AMQP topology")
 struct TopologyTests {
-    let topology = HeraldTopology.all
+    let topology = HeraldTopology.all(.herald)
 
     @Test("on a cluster, quorum queues and streams are kept on the configured number of nodes; classic queues are not replicated")
     func replicatedQueues() {
@@ -36,8 +37,8 @@ struct TopologyTests {
 
     @Test("work queues are durable quorum queues that dead-letter at least once to herald.dead")
     func workQueues() {
-        #expect(HeraldTopology.workQueues.count == 8)
-        for queue in HeraldTopology.workQueues {
+        #expect(HeraldTopology.workQueues(ProviderRegistry.herald.platforms).count == 8)
+        for queue in HeraldTopology.workQueues(ProviderRegistry.herald.platforms) {
             #expect(queue.kind == .quorum && queue.durable)
             let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
             #expect(args["x-queue-type"] == .string("quorum"))
@@ -50,13 +51,13 @@ struct TopologyTests {
 
     @Test("work queues are bounded: a length past which publishes are refused, and no message older than the longest delivery TTL")
     func workQueuesAreBounded() {
-        for queue in HeraldTopology.workQueues + [HeraldTopology.Queue.registrationDeadLetters] {
+        for queue in HeraldTopology.workQueues(ProviderRegistry.herald.platforms) + [HeraldTopology.Queue.registrationDeadLetters] {
             let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
             #expect(args["x-max-length"] == .int(HeraldTopology.workQueueMaxLength), "\(queue.name)")
             #expect(args["x-overflow"] == .string("reject-publish"), "\(queue.name)")
             #expect(args["x-message-ttl"] == .int(Int64(DeliveryOptions.maximumTTL) * 1000), "\(queue.name)")
         }
-        for platform in Platform.allCases {
+        for platform in ProviderRegistry.herald.platforms {
             for tier in HeraldTopology.retryTiers {
                 let args = Dictionary(uniqueKeysWithValues: HeraldTopology.retryQueue(platform, tier).arguments.map { ($0.key, $0.value) })
                 #expect(args["x-max-length"] == .int(HeraldTopology.workQueueMaxLength))
@@ -95,7 +96,7 @@ struct TopologyTests {
     func retryTiers() throws {
         #expect(HeraldTopology.retryTiers == HeraldTopology.retryTiers.sorted())
         #expect(HeraldTopology.retryTiers.first?.seconds == 1)
-        for platform in Platform.allCases {
+        for platform in ProviderRegistry.herald.platforms {
             for tier in HeraldTopology.retryTiers {
                 let queue = try #require(topology.queue(named: "retry.\(platform.rawValue).\(tier.label)"))
                 #expect(queue.messageTTLMilliseconds == Int64(tier.seconds) * 1000)

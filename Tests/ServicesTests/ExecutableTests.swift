@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
 import ServiceKit
@@ -48,10 +49,10 @@ extension ServiceProcesses {
                 #expect(metrics.body.contains("herald_amqp_connected{connection=\"\(service.name)/publisher\"} 1"))
                 let listing = try await TestBroker.rabbitmqctl("list_queues", "name")
                 let declared = Set(listing.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
-                let missing = Set(HeraldTopology.all.queues.map(\.name)).subtracting(declared)
+                let missing = Set(HeraldTopology.all(.herald).queues.map(\.name)).subtracting(declared)
                 #expect(missing.isEmpty, "queues not declared: \(missing.sorted())")
                 let exchanges = try await TestBroker.rabbitmqctl("list_exchanges", "name")
-                for exchange in HeraldTopology.all.exchanges {
+                for exchange in HeraldTopology.all(.herald).exchanges {
                     #expect(exchanges.contains(exchange.name), "exchange \(exchange.name) not declared")
                 }
             }

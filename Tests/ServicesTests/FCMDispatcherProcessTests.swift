@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
 import ServiceKit
@@ -16,14 +17,14 @@ extension ServiceProcesses {
             let sandbox = try await TestSandbox.start()
             let app = "kill-\(UUID().uuidString.prefix(6))"
             let config = try sandbox.writeAppsYAML(app: app)
-            try await TestBroker.admin.purge(HeraldTopology.Queue.dispatchFCM.name)
+            try await TestBroker.admin.purge(HeraldTopology.Queue.dispatch(.fcm).name)
             let dispatchers = try (0..<3).map { _ in try ServiceProcess("herald-fcm", environment: ["HERALD_CONFIG": config, "HERALD_LOG_LEVEL": "warning"]) }
             defer { dispatchers.forEach { $0.discard() } }
             for dispatcher in dispatchers { try await dispatcher.waitUntilReady() }
 
             // Each send takes 500 ms at the sandbox, so every dispatcher holds sends in flight.
             let count = 900
-            let publisher = Publisher(configuration: TestBroker.configuration("kill-test", topology: HeraldTopology.all))
+            let publisher = Publisher(configuration: TestBroker.configuration("kill-test", topology: HeraldTopology.all(.herald)))
             let requests = (0..<count).map { TestSandbox.request(token: "slow-500-k\($0)", app: app, id: "\(app)-\($0)") }
             try await publisher.publish(contentsOf: requests.map {
                 try OutgoingMessage(contract: $0, exchange: HeraldTopology.Exchange.dispatch.name, routingKey: "fcm", mandatory: true)
@@ -45,7 +46,7 @@ extension ServiceProcesses {
             #expect(perToken.values.allSatisfy { $0 <= 2 }, "only a send in flight at the kill is repeated, once")
             #expect(duplicates <= 200, "duplicates are bounded by the killed process's prefetch (200): \(duplicates)")
             #expect(dispatchers.dropFirst().allSatisfy { $0.process.terminationStatus == 0 })
-            #expect(try await TestBroker.admin.readyCount(HeraldTopology.Queue.dispatchFCM.name) == 0)
+            #expect(try await TestBroker.admin.readyCount(HeraldTopology.Queue.dispatch(.fcm).name) == 0)
             await sandbox.stop()
         }
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
 import ServiceKit
@@ -40,7 +41,7 @@ final class HeraldStack: Sendable {
     /// leftovers reach them.
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
-        HeraldTopology.Queue.dispatchFCM, HeraldTopology.Queue.dispatchHMS, HeraldTopology.Queue.dispatchWebhook,
+        HeraldTopology.Queue.dispatch(.fcm), HeraldTopology.Queue.dispatch(.hms), HeraldTopology.Queue.dispatch(.webhook),
         HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
         HeraldTopology.Queue.registrationDeadLetters,
     ]
@@ -97,7 +98,7 @@ final class HeraldStack: Sendable {
                   caFile: \(sandbox.caFile)
             """.utf8).write(to: config)
         // Declared before the purge: a fresh broker has none of Herald's queues yet.
-        try await TestBroker.admin.declare(HeraldTopology.all)
+        try await TestBroker.admin.declare(HeraldTopology.all(.herald))
         for queue in queues { try await TestBroker.admin.purge(queue.name) }
         var environment = ["HERALD_CONFIG": config.path, "HERALD_LOG_LEVEL": "info", "HERALD_SHUTDOWN_TIMEOUT": "10"]
         if let databaseURL { environment["HERALD_DATABASE_URL"] = databaseURL }

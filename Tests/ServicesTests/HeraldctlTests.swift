@@ -133,7 +133,7 @@ extension ServiceProcesses {
             let stack = try await HeraldStack.start()
             do {
                 try await stack.dispatchers[0].terminate()
-                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatchFCM.name)
+                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatch(.fcm).name)
                 let waiting = try Self.dispatchRequestFile(stack, token: "ctl-waiting", deliveryId: "ctl-waiting-\(UUID().uuidString.prefix(8))")
                 _ = try await Self.json(stack, "publish", "dispatch", "--file", waiting, "--count", "7")
                 let queues = try await Self.json(stack, "queues")
@@ -142,7 +142,7 @@ extension ServiceProcesses {
                 let names = Set((queues["queues"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
                 #expect(names.contains("retry.fcm.1s") && names.contains("dead-letters"), "the delay tiers and dead letters too")
                 #expect(queues["management"] as? Bool == true, "the test broker runs the management plugin")
-                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatchFCM.name)
+                try await TestBroker.admin.purge(HeraldTopology.Queue.dispatch(.fcm).name)
 
                 // A request that expires in the queue while no dispatcher runs is dead-lettered by the broker.
                 let id = "ctl-dead-\(UUID().uuidString.prefix(8))"

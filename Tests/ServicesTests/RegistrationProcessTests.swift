@@ -1,9 +1,10 @@
 import Foundation
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
-import ServiceKit
 import Registry
+import ServiceKit
 import Testing
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ extension ServiceProcesses {
             let first = try ServiceProcess("herald-registration", environment: ["HERALD_DATA_DIR": data.path, "HERALD_LOG_LEVEL": "warning"])
             defer { first.discard() }
             try await first.waitUntilReady()
-            let publisher = Publisher(configuration: TestBroker.configuration("fanout-publisher", topology: HeraldTopology.all))
+            let publisher = Publisher(configuration: TestBroker.configuration("fanout-publisher", topology: HeraldTopology.all(.herald)))
             try await publisher.publish(OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true))
             await publisher.close()
             // Killed at the first delivery seen: the collector lags behind the broker, and on a

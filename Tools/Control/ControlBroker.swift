@@ -1,4 +1,5 @@
 import Foundation
+import HeraldProviders
 import Messaging
 import ServiceKit
 
@@ -29,7 +30,7 @@ public enum ControlBroker {
     /// A confirming publisher whose connection is up (and Herald's topology declared).
     static func publisher(url: AMQPURL, name: String) async throws(ControlError) -> Publisher {
         let publisher = Publisher(configuration: ConnectionConfiguration(
-            url: url, name: name, connectTimeout: connectTimeout, topology: HeraldTopology.all))
+            url: url, name: name, connectTimeout: connectTimeout, topology: HeraldTopology.all(.herald)))
         guard await publisher.waitUntilConnected(timeout: connectTimeout + .seconds(5)) else {
             let why = publisher.lastError.map { ": \($0)" } ?? ""
             await publisher.close(timeout: .seconds(1))

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldProviders
 import HTTPTransport
 import Messaging
 import ServiceKit
@@ -18,7 +19,7 @@ public struct QueueInspector: Sendable {
     }
 
     /// Herald's queues, in the topology's order.
-    public static var queueNames: [String] { HeraldTopology.all.queues.map(\.name) }
+    public static var queueNames: [String] { HeraldTopology.all(.herald).queues.map(\.name) }
 
     /// Every Herald queue, and whether the management API added its figures.
     public func statuses() async throws(ControlError) -> (statuses: [QueueStatus], management: Bool) {

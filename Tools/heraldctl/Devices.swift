@@ -1,6 +1,8 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
+import HeraldProviders
+import ServiceKit
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +12,7 @@ struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register (or update) a device.")
         @OptionGroup var options: Options
         @Argument(help: "The device id.") var deviceId: String
-        @Option(help: "fcm or hms.") var platform: String
+        @Option(help: ArgumentHelp("The provider the token is for: \(ProviderRegistry.herald.devicePlatforms.map(\.rawValue).joined(separator: ", ")).")) var platform: String
         @Option(help: "The provider's registration token.") var token: String
         @Option(help: "ios, android, web or other.") var os = "android"
         @Option(help: "The user the device belongs to.") var user: String?

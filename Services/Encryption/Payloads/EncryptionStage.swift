@@ -12,7 +12,13 @@ public enum EncryptionStage {
     public static let routes = StageRoutes(input: HeraldTopology.Queue.encryptionAllowed, output: HeraldTopology.Exchange.dispatch)
 
     public static func make(runtime: ServiceRuntime, routes: StageRoutes = EncryptionStage.routes, prefetch: UInt16 = 256) -> Stage<Delivery> {
-        let builder = PayloadBuilder(apps: runtime.apps)
+        let builder = PayloadBuilder(apps: runtime.apps, providers: runtime.providers)
+        // Every series of the registry's platforms from the start, at zero.
+        for platform in runtime.providers.platforms {
+            for variant in DataMap.Variant.allCases {
+                for scheme in ["none", "aes128gcm", "jwe"] { _ = PayloadMetrics.built[PayloadMetrics.Key(platform: platform, variant: variant, scheme: scheme)] }
+            }
+        }
         return Stage(consuming: routes.input, prefetch: prefetch, runtime: runtime) { delivery in
             try emissions(for: delivery, builder: builder, routes: routes, now: Date())
         }
@@ -22,7 +28,7 @@ public enum EncryptionStage {
     public static func emissions(for delivery: Delivery, builder: PayloadBuilder, routes: StageRoutes = EncryptionStage.routes, now: Date) throws -> [Emission] {
         switch builder.build(delivery, now: now) {
         case .dispatch(let request, let variant, let scheme):
-            PayloadMetrics.built[PayloadMetrics.Key(platform: request.platform, variant: variant, scheme: scheme ?? "none")]?.increment()
+            PayloadMetrics.built[PayloadMetrics.Key(platform: request.platform, variant: variant, scheme: scheme ?? "none")].increment()
             // Expires at the broker with the delivery, so that a platform no dispatcher serves
             // is reported (`DeadLetterReporter`) instead of waiting in its queue.
             return [try Emission.publish(request, to: routes.output, routingKey: request.platform.rawValue).expiring(at: request.expiresAt, now: now)]
@@ -38,26 +44,16 @@ public enum EncryptionStage {
 
 /// The encryption stage's counters, made once.
 enum PayloadMetrics {
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var platform: Platform
         var variant: DataMap.Variant
         var scheme: String
     }
 
     /// `herald_payloads_total` by platform, variant and scheme (`none`, `aes128gcm`, `jwe`).
-    static let built: [Key: Counter] = {
-        var counters: [Key: Counter] = [:]
-        for platform in Platform.allCases {
-            for variant in DataMap.Variant.allCases {
-                for scheme in ["none", "aes128gcm", "jwe"] {
-                    counters[Key(platform: platform, variant: variant, scheme: scheme)] = Counter(label: "herald_payloads_total", dimensions: [
-                        ("platform", platform.rawValue), ("variant", variant.rawValue), ("scheme", scheme),
-                    ])
-                }
-            }
-        }
-        return counters
-    }()
+    static let built = CounterFamily<Key>(label: "herald_payloads_total") {
+        [("platform", $0.platform.rawValue), ("variant", $0.variant.rawValue), ("scheme", $0.scheme)]
+    }
 
     static let expired = Counter(label: "herald_payload_failures_total", dimensions: [("reason", "expired")])
 

@@ -1,12 +1,12 @@
 import Foundation
 import HeraldCrypto
 import HeraldModel
-import ProviderMessages
 import ServiceKit
 
 /// Turns an allowed delivery into the provider payload for its device: renders the alert,
 /// builds the data map, encrypts it per the policy, and degrades it until it fits the
-/// provider's limit. Pure and synchronous: the encryption stage calls it once per delivery.
+/// provider's limit (each provider's own rule, from the registry). Pure and synchronous:
+/// the encryption stage calls it once per delivery.
 public struct PayloadBuilder: Sendable {
     /// What becomes of one delivery.
     public enum Decision: Sendable, Hashable {
@@ -18,11 +18,13 @@ public struct PayloadBuilder: Sendable {
     }
 
     private let apps: AppsConfiguration
+    private let providers: ProviderRegistry
     private let renderers: [String: TemplateRenderer]
     private let defaultRenderer = TemplateRenderer()
 
-    public init(apps: AppsConfiguration = AppsConfiguration()) {
+    public init(apps: AppsConfiguration = AppsConfiguration(), providers: ProviderRegistry) {
         self.apps = apps
+        self.providers = providers
         renderers = apps.apps.mapValues { TemplateRenderer(templates: $0.templates) }
     }
 
@@ -44,8 +46,11 @@ public struct PayloadBuilder: Sendable {
 
     private func build(_ delivery: Delivery, ttl: Int?, expiresAt: Date?, now: Date) throws(PayloadFailure) -> Decision {
         let device = delivery.device
+        guard let provider = providers[device.platform] else {
+            throw PayloadFailure(.noProvider, "no provider serves platform \(device.platform) here")
+        }
         if device.platform == .webhook { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
-        try checkDataKeys(delivery.data, platform: device.platform, inClear: false)
+        try checkDataKeys(delivery.data, provider: provider, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
         let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
         let recipient = try recipient(of: delivery)
@@ -61,11 +66,11 @@ public struct PayloadBuilder: Sendable {
         for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
             let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
             guard let recipient else {
-                try checkDataKeys(delivery.data, platform: device.platform, inClear: true)
+                try checkDataKeys(delivery.data, provider: provider, inClear: true)
                 request.data = plain
                 request.notification = alert
                 request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: false, contentAvailable: alert == nil) : nil
-                if fits(request, now: now) { return .dispatch(request, variant: variant, scheme: nil) }
+                if provider.fits(request, now: now) { return .dispatch(request, variant: variant, scheme: nil) }
                 continue
             }
             let plaintext = Self.plaintext(plain, alert: alert)
@@ -74,7 +79,7 @@ public struct PayloadBuilder: Sendable {
                             "payload": String(repeating: "A", count: recipient.payloadLength(plaintextCount: plaintext.count))]
             request.notification = isIOS ? try renderer.render(.template(name: TemplateRenderer.encryptedTemplate, args: [:]), locale: device.locale, context: [:], data: [:]) : nil
             request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false) : nil
-            guard fits(request, now: now) else { continue }
+            guard provider.fits(request, now: now) else { continue }
             request.data["payload"] = try recipient.encrypt(plaintext)
             return .dispatch(request, variant: variant, scheme: recipient.scheme)
         }
@@ -102,27 +107,21 @@ public struct PayloadBuilder: Sendable {
         return .dispatch(request, variant: .full, scheme: nil)
     }
 
-    /// Whether the request is within its provider's limit. Webhooks have none.
-    private func fits(_ request: DispatchRequest, now: Date) -> Bool {
-        switch request.platform {
-        case .fcm: FCMMessage.dataSize(request.data) <= FCMMessage.dataLimit
-        case .hms: HMSMessage.largestBodyByteCount(request, now: now) <= HMSMessage.bodyLimit
-        case .webhook: true
-        }
-    }
-
-    /// Herald's own keys are refused always; FCM's only where the data travels in clear
-    /// (inside an encrypted payload any key is fine).
-    private func checkDataKeys(_ data: [String: String], platform: Platform, inClear: Bool) throws(PayloadFailure) {
+    /// Herald's own keys are refused always; the provider's only where the data travels in
+    /// clear (inside an encrypted payload any key is fine).
+    private func checkDataKeys(_ data: [String: String], provider: any ProviderDescriptor, inClear: Bool) throws(PayloadFailure) {
         for key in data.keys.sorted() {
             if !inClear, DataMap.reservedKeys.contains(key) {
                 throw PayloadFailure(.reservedDataKey, "data key \"\(key)\" is reserved by Herald")
             }
-            if inClear, platform == .fcm, FCMMessage.isReservedDataKey(key) {
-                throw PayloadFailure(.reservedDataKey, "data key \"\(key)\" is reserved by FCM")
+            if inClear, provider.isReservedDataKey(key) {
+                throw PayloadFailure(.reservedDataKey, "data key \"\(key)\" is reserved by \(Self.providerName(provider.platform))")
             }
         }
     }
+
+    /// How a provider is named in a failure: its platform in capitals (`FCM`).
+    private static func providerName(_ platform: Platform) -> String { platform.rawValue.uppercased() }
 
     /// The key to encrypt to, per the policy: the address's RSA key when the audience was an
     /// address, else the device's Web Push key; nil to send plain.

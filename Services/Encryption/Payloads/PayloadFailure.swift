@@ -14,6 +14,8 @@ public struct PayloadFailure: Error, Sendable, Hashable, CustomStringConvertible
         case tooBig = "too_big"
         /// A webhook delivery without a recipient to tell the tenant about.
         case notForwardable = "not_forwardable"
+        /// The device's platform is not one this deployment's provider registry serves.
+        case noProvider = "no_provider"
     }
 
     public var reason: Reason

@@ -14,7 +14,7 @@ extension ProviderDispatcher where Client == FCMClient {
         try self.init(
             platform: .fcm, apps: apps, transport: HTTPTransportConfiguration(name: "fcm", maxConcurrentStreams: streams), logger: logger
         ) { app, configuration, transport in
-            guard let fcm = configuration.fcm else { return nil }
+            guard let fcm = try configuration.settings(FCMSettings.self, app: app) else { return nil }
             let setting = "apps.\(app).fcm.serviceAccountFile"
             let account = try FCMServiceAccount.load(path: fcm.serviceAccountFile, setting: setting)
             do {

@@ -80,6 +80,8 @@ public struct Gateway: Sendable {
     }
 
     let apps: AppsConfiguration
+    /// The providers served: the platforms a device may register with.
+    let providers: ProviderRegistry
     let keys: APIKeys
     let limiter: RateLimiter
     let publisher: Publisher
@@ -94,11 +96,12 @@ public struct Gateway: Sendable {
     private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
 
     public init(
-        apps: AppsConfiguration, keys: APIKeys, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
+        apps: AppsConfiguration, providers: ProviderRegistry, keys: APIKeys, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
         recent: RecentEvents = RecentEvents(), deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "herald.gateway")
     ) {
         self.apps = apps
+        self.providers = providers
         self.keys = keys
         self.limiter = limiter ?? RateLimiter(apps: apps)
         self.publisher = publisher
@@ -205,8 +208,9 @@ public struct Gateway: Sendable {
         let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
             DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
         }
-        // A device is reached through a provider; webhooks are the app's (its delivery mode).
-        let platform = try body.oneOf("platform", [Platform.fcm.rawValue, Platform.hms.rawValue])
+        // A device is reached through a provider it registered with; webhooks are the app's
+        // (its delivery mode), not a device's.
+        let platform = try body.oneOf("platform", providers.devicePlatforms.map(\.rawValue))
         let os = try body.oneOf("os", DeviceOS.allCases.map(\.rawValue))
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: Platform(rawValue: platform)!, token: try body.string("token"),

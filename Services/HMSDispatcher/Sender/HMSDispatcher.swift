@@ -14,7 +14,7 @@ extension ProviderDispatcher where Client == HMSClient {
         try self.init(
             platform: .hms, apps: apps, transport: HTTPTransportConfiguration(name: "hms", maxConcurrentStreams: streams), logger: logger
         ) { app, configuration, transport in
-            guard let hms = configuration.hms else { return nil }
+            guard let hms = try configuration.settings(HMSSettings.self, app: app) else { return nil }
             let secret = try SecretFile.text(hms.clientSecretFile, setting: "apps.\(app).hms.clientSecretFile")
             return HMSClient(
                 app: app, appId: hms.appId, clientId: hms.clientId, clientSecret: secret,

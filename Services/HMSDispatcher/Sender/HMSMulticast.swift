@@ -25,9 +25,6 @@ public enum HMSMulticast {
             priority: request.priority, collapseKey: request.collapseKey, ttlSeconds: request.ttlSeconds, expiresAt: request.expiresAt)
     }
 
-    /// Whether the request may wait for others to share its request.
-    public static func joins(_ request: DispatchRequest) -> Bool { key(request) != nil }
-
     /// `batch`'s indices grouped into requests: those with the same key together, in their
     /// order, at most `limit` to a group; each request without a key alone.
     public static func groups(_ batch: [DispatchRequest], limit: Int) -> [[Int]] {

@@ -1,6 +1,7 @@
 // herald-preferences: decides for each resolved delivery whether the user wants it (network,
 // user, channel, kind and device rules), and answers the gateway's preference commands.
 import HeraldModel
+import HeraldProviders
 import HeraldStorage
 import PreferenceRules
 import ServiceKit
@@ -22,4 +23,4 @@ import ServiceKit
     return ServiceParts(clients: database.map { [$0] } ?? [], services: services)
 }
 
-await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082, setUp: setUp)
+await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082, providers: .herald, setUp: setUp)

@@ -1,11 +1,12 @@
 // herald-registration: the device registry. Resolves each event into one delivery per device,
 // applies token revocations, records what became of each delivery, and answers the gateway's device, key and sponsee commands.
 import HeraldModel
+import HeraldProviders
 import HeraldStorage
 import Registry
 import ServiceKit
 
-await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081) { runtime in
+await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime in
     let (location, database) = try await runtime.openStore(schema: "registration")
     let store = try await RegistrationStores.open(location, database: database)
     return ServiceParts(clients: database.map { [$0] } ?? [], services: [

@@ -1,0 +1,33 @@
+import DispatchKit
+import Foundation
+import HeraldModel
+import Logging
+import ProviderMessages
+import ServiceKit
+
+/// Firebase Cloud Messaging as a Herald provider: devices register FCM tokens, each app's
+/// `fcm` section names its service account, the data map is limited to FCM's 4,096 bytes
+/// and may not use FCM's reserved keys in clear, and `herald-fcm` sends one request per
+/// delivery, a batch's concurrently.
+public struct FCMProvider: DispatchProvider, ConfiguredProvider {
+    public typealias Settings = FCMSettings
+    public let platform = Platform.fcm
+    public let registersDevices = true
+    public let defaultPort = 8084
+
+    public init() {}
+
+    public func fits(_ request: DispatchRequest, now: Date) -> Bool {
+        FCMMessage.dataSize(request.data) <= FCMMessage.dataLimit
+    }
+
+    public func isReservedDataKey(_ key: String) -> Bool { FCMMessage.isReservedDataKey(key) }
+
+    public func batching(environment: [String: String]) throws -> DispatchStage.Batching {
+        DispatchStage.Batching(prefetch: 200)
+    }
+
+    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> FCMDispatcher {
+        try FCMDispatcher(fcmApps: apps, logger: logger)
+    }
+}

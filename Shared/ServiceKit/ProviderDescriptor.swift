@@ -1,0 +1,39 @@
+import Foundation
+import HeraldModel
+
+/// What Herald's services know of a provider, declared once by its module: the platform it
+/// serves, how its apps' settings are read and checked, whether devices register with it,
+/// and its payload rules for the encryption stage. Queue names follow from the platform
+/// (`HeraldTopology`). The dispatcher's own part (its client) is `DispatchProvider`, in
+/// DispatchKit; the list of providers a deployment runs is a `ProviderRegistry`.
+public protocol ProviderDescriptor: Sendable {
+    /// The platform name: the route of a device, the routing key on `herald.dispatch`, and
+    /// the tail of `dispatch.<platform>`.
+    var platform: Platform { get }
+    /// Whether a device registers with this platform through the gateway (a push token);
+    /// false for a route Herald chooses itself (webhooks).
+    var registersDevices: Bool { get }
+    /// Reads and checks an app's settings for this provider, if its section is there:
+    /// a `ConfigurationError` names the app's setting. Runs at every service's start.
+    func validateSettings(of app: String, _ configuration: AppConfiguration) throws
+    /// Whether the request fits the provider's size limit, as sent at `now`.
+    func fits(_ request: DispatchRequest, now: Date) -> Bool
+    /// Whether a data key may not travel in clear to this provider (it reserves the name).
+    func isReservedDataKey(_ key: String) -> Bool
+}
+
+extension ProviderDescriptor {
+    public func fits(_ request: DispatchRequest, now: Date) -> Bool { true }
+    public func isReservedDataKey(_ key: String) -> Bool { false }
+}
+
+/// A descriptor whose settings are one `ProviderSettings` section of an app.
+public protocol ConfiguredProvider: ProviderDescriptor {
+    associatedtype Settings: ProviderSettings
+}
+
+extension ConfiguredProvider {
+    public func validateSettings(of app: String, _ configuration: AppConfiguration) throws {
+        _ = try configuration.settings(Settings.self, app: app)
+    }
+}

@@ -1,0 +1,41 @@
+import HeraldModel
+
+/// The providers a deployment runs: the one list the gateway's accepted platforms,
+/// Registration's routes, the encryption stage's size rules, the topology's dispatch queues
+/// and heraldctl read. Herald's own list is `ProviderRegistry.herald` (HeraldProviders);
+/// tests add providers of their own.
+public struct ProviderRegistry: Sendable {
+    public let providers: [any ProviderDescriptor]
+    private let byPlatform: [Platform: any ProviderDescriptor]
+
+    /// `providers` in order; a platform named twice is a programming error.
+    public init(_ providers: [any ProviderDescriptor] = []) {
+        var byPlatform: [Platform: any ProviderDescriptor] = [:]
+        for provider in providers {
+            precondition(byPlatform[provider.platform] == nil, "two providers for platform \(provider.platform)")
+            byPlatform[provider.platform] = provider
+        }
+        self.providers = providers
+        self.byPlatform = byPlatform
+    }
+
+    /// Every platform, in the registry's order.
+    public var platforms: [Platform] { providers.map(\.platform) }
+
+    /// The platforms a device may register with.
+    public var devicePlatforms: [Platform] { providers.filter(\.registersDevices).map(\.platform) }
+
+    public subscript(platform: Platform) -> (any ProviderDescriptor)? { byPlatform[platform] }
+
+    /// This registry and `more`.
+    public func adding(_ more: [any ProviderDescriptor]) -> ProviderRegistry {
+        ProviderRegistry(providers + more)
+    }
+
+    /// Checks every app's settings for every provider: the first problem, naming its setting.
+    public func validate(_ apps: AppsConfiguration) throws {
+        for (id, app) in apps.apps.sorted(by: { $0.key < $1.key }) {
+            for provider in providers { try provider.validateSettings(of: id, app) }
+        }
+    }
+}
