@@ -373,6 +373,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
+                "DispatchKit", "Payloads", "HTTPTransport",
                 "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -120,6 +120,9 @@ struct ErrorTests {
         Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","recipients":["u"]}"#, field: "Idempotency-Key", headers: ["Idempotency-Key": "50%25"]),
         Invalid(path: "/smartid/push", body: #"{"messageId":"m%1B","pushId":"p","requestor":"r","type":"AUTH"}"#, field: "messageId"),
         Invalid(path: "/events", body: #"{"id":"e%20","source":"api","kind":"k","audience":{"users":["u"]}}"#, field: "id"),
+        // A direct token's platform is a provider this deployment runs.
+        Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"fcm","token":"a"},{"platform":"pigeon","token":"b"}]}}"#, field: "audience.tokens[1].platform"),
+        Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"FCM","token":"a"}]}}"#, field: "audience.tokens[0].platform"),
         // No field is nullable: a null is refused, not read as absent.
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"]},"alert":null}"#, field: "alert"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),

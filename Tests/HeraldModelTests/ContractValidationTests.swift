@@ -46,7 +46,13 @@ struct ContractValidationTests {
     func directTokens() throws {
         let decoded = try HeraldJSON.decode(NotificationEvent.self, from: event(audience: #"{"tokens":[{"platform":"fcm","token":"t1"}]}"#))
         #expect(decoded.audience == .tokens([DirectToken(platform: .fcm, token: "t1")]))
-        #expect(failure(event(audience: #"{"tokens":[{"platform":"apns","token":"t1"}]}"#))?.hasPrefix("audience.tokens[0].platform") == true)
+        // Any provider's name is a platform (which ones a deployment serves is its registry's
+        // to say); a name that cannot be one is refused.
+        let other = try HeraldJSON.decode(NotificationEvent.self, from: event(audience: #"{"tokens":[{"platform":"apns","token":"t1"}]}"#))
+        #expect(other.audience == .tokens([DirectToken(platform: "apns", token: "t1")]))
+        for name in ["APNs", "", "a b", "-fcm", String(repeating: "a", count: 33)] {
+            #expect(failure(event(audience: #"{"tokens":[{"platform":"\#(name)","token":"t1"}]}"#))?.hasPrefix("audience.tokens[0].platform") == true, "\(name)")
+        }
     }
 
     @Test("a missing field is named in the error")

@@ -121,7 +121,7 @@ struct WireJSONTests {
 
     @Test("what the decoder rejects the reader rejects too, and the decoder's error is what a caller sees",
           arguments: [
-              #"{"id":"d","platform":"apns","token":"t","os":"ios"}"#,
+              #"{"id":"d","platform":"APNs!","token":"t","os":"ios"}"#,
               #"{"id":null,"platform":"fcm","token":"t","os":"ios"}"#,
               #"{"platform":"fcm","token":"t","os":"ios"}"#,
               #"{"id":"d","platform":"fcm","token":"t","os":"ios"} x"#,

@@ -290,6 +290,12 @@ public struct Gateway: Sendable {
         // Accepted now, whatever a canonical body said: retries end two hours after it.
         var event = event
         event.acceptedAt = now
+        if case .tokens(let tokens) = event.audience {
+            // A token goes to its platform's provider: one this deployment runs.
+            for (index, token) in tokens.enumerated() where providers[token.platform] == nil {
+                throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(providers.platforms.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
         var body = JSONWriter(capacity: 96)
         body.beginObject()
         body.key("eventId"); body.string(event.id)
