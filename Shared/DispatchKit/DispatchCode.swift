@@ -28,11 +28,11 @@ public enum DispatchCode: String, Sendable, CaseIterable {
 extension SendResult {
     /// A permanent failure with one of the dispatcher's own codes.
     public static func failed(_ code: DispatchCode, _ reason: String) -> SendResult {
-        .failed(code: code.rawValue, reason: reason)
+        .failed(code: code, reason: reason)
     }
 
     /// A failure worth retrying, with one of the dispatcher's own codes.
     public static func retry(_ code: DispatchCode, _ reason: String, retryAfter: Duration? = nil) -> SendResult {
-        .retry(code: code.rawValue, reason: reason, retryAfter: retryAfter)
+        .retry(code: code, reason: reason, retryAfter: retryAfter)
     }
 }

@@ -219,18 +219,18 @@ public enum DispatchStage {
             return [try .outcome(Outcome(request: request, status: .delivered, reason: providerId, at: now), to: routes.outcomes)]
         case .failed(let code, let reason):
             count(platform, "failed")
-            return [try .outcome(Outcome(request: request, status: .failed, reason: reason, providerCode: code, at: now), to: routes.outcomes)]
+            return [try .outcome(Outcome(request: request, status: .failed, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes)]
         case .expired(let code, let reason):
             count(platform, "expired")
-            return [try .outcome(Outcome(request: request, status: .expired, reason: reason, providerCode: code, at: now), to: routes.outcomes)]
+            return [try .outcome(Outcome(request: request, status: .expired, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes)]
         case .revoked(let code, let reason):
             count(platform, "revoked")
             let revocation = TokenRevoked(
-                app: request.app, platform: platform, token: request.token, reason: code, deviceId: request.deviceId,
+                app: request.app, platform: platform, token: request.token, reason: code.raw, deviceId: request.deviceId,
                 failedSendAt: sentAt, deliveryId: request.deliveryId, eventId: request.eventId)
             return [
                 try .publish(revocation, to: routes.control, routingKey: HeraldTopology.RoutingKey.tokenRevoked),
-                try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code, at: now), to: routes.outcomes),
+                try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes),
             ]
         case .retry(let code, let reason, let retryAfter):
             if request.ttlSeconds == 0 {
@@ -238,7 +238,7 @@ public enum DispatchStage {
                 count(platform, "expired")
                 return [try .outcome(Outcome(
                     request: request, status: .expired, reason: "TTL of 0 s: tried once, not retried: \(reason)",
-                    providerCode: code, at: now), to: routes.outcomes)]
+                    providerCode: code.raw, at: now), to: routes.outcomes)]
             }
             let firstAttemptAt = request.firstAttemptAt ?? sentAt
             let delay = policy.delay(afterAttempt: request.attempt, retryAfter: retryAfter)
@@ -251,12 +251,12 @@ public enum DispatchStage {
                 count(platform, "expired")
                 return [try .outcome(Outcome(
                     request: request, status: .expired, reason: "gave up after \(request.attempt) attempts: \(reason)",
-                    providerCode: code, at: now), to: routes.outcomes)]
+                    providerCode: code.raw, at: now), to: routes.outcomes)]
             }
             count(platform, "retried")
             retries[TierKey(platform: platform, tier: tier)].increment()
             logger?.info("send will be retried", metadata: [
-                "deliveryId": "\(request.deliveryId)", "attempt": "\(request.attempt)", "code": "\(code)", "tier": "\(tier.label)",
+                "deliveryId": "\(request.deliveryId)", "attempt": "\(request.attempt)", "code": "\(code.raw)", "tier": "\(tier.label)",
             ])
             var next = request
             next.attempt += 1
@@ -266,7 +266,7 @@ public enum DispatchStage {
                 try .publish(next, to: routes.retry, routingKey: HeraldTopology.retryRoutingKey(platform, tier)),
                 try .outcome(Outcome(
                     request: request, status: .retrying, reason: "\(reason); attempt \(next.attempt) " + (next.notBefore.map { "at \(HeraldJSON.formatTimestamp($0))" } ?? "in \(tier.label)"),
-                    providerCode: code, at: now), to: routes.outcomes),
+                    providerCode: code.raw, at: now), to: routes.outcomes),
             ]
         }
     }

@@ -4,9 +4,10 @@ import HTTPTransport
 extension SendResult {
     /// What an HTTP answer means by its status class alone, for answers the provider's own
     /// table does not cover: 2xx delivered, 429 and 5xx retried (never sooner than
-    /// `Retry-After`), anything else a permanent failure. `code` defaults to `HTTP_<status>`.
-    public init(status response: HTTPResponse, code: String? = nil, reason: String? = nil, now: Date = Date()) {
-        let code = code ?? "HTTP_\(response.status)"
+    /// `Retry-After`), anything else a permanent failure. `code` defaults to the status
+    /// (`HTTP_<status>`).
+    public init(status response: HTTPResponse, code: (any ProviderCode)? = nil, reason: String? = nil, now: Date = Date()) {
+        let code = code ?? HTTPStatusCode(response.status)
         let reason = reason ?? "HTTP \(response.status)"
         switch response.status {
         case 200..<300:

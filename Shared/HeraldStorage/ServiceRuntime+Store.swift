@@ -2,16 +2,16 @@ import Foundation
 import ServiceKit
 
 extension ServiceRuntime {
-    /// Where this stateful service keeps its store (`HERALD_DATABASE_URL`, else SQLite in
-    /// `HERALD_DATA_DIR`) and, for PostgreSQL, the database connected with the service's
-    /// tables in `schema`. A bad URL is a configuration error naming the variable.
-    public func openStore(schema: String) async throws -> (location: StoreLocation, database: PostgresPool?) {
+    /// Opens this stateful service's store where it is configured: PostgreSQL when
+    /// `HERALD_DATABASE_URL` is set (connected, with the service's tables in `schema`), else
+    /// SQLite in `HERALD_DATA_DIR`. A bad URL is a configuration error naming the variable.
+    public func openStore(schema: String) async throws -> OpenedStore {
         let location: StoreLocation
         do {
             location = try StoreLocation(databaseURL: environment.databaseURL, password: environment.databasePassword, dataDirectory: environment.dataDirectory)
         } catch {
             throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", error.message)
         }
-        return (location, try await location.openDatabase(schema: schema, logger: logger))
+        return try await location.open(schema: schema, logger: logger)
     }
 }

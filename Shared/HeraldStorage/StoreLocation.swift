@@ -20,11 +20,12 @@ public enum StoreLocation: Sendable, Hashable {
         }
     }
 
-    /// The PostgreSQL database of a `.postgres` location, connected, with the service's
-    /// tables in `schema` (nil for SQLite). Run it as a client of the service, so it closes
-    /// after the parts that use it.
-    public func openDatabase(schema: String, logger: Logger) async throws -> PostgresPool? {
-        guard case .postgres(let url) = self else { return nil }
-        return try await PostgresPool.open(url, logger: logger, schema: schema)
+    /// The store at this location, opened: a PostgreSQL database connected with the
+    /// service's tables in `schema`, or the SQLite directory.
+    public func open(schema: String, logger: Logger) async throws -> OpenedStore {
+        switch self {
+        case .sqlite(let directory): .sqlite(directory: directory)
+        case .postgres(let url): .postgres(try await PostgresPool.open(url, logger: logger, schema: schema))
+        }
     }
 }

@@ -35,7 +35,7 @@ struct FakeProviderClient: ProviderClient {
             return batch.map { request in
                 switch results[request.token] {
                 case "ok": .delivered(providerId: nil)
-                case "dead": .revoked(code: "DEAD", reason: "the provider does not know this token")
+                case "dead": .revoked(code: FakeCode("DEAD"), reason: "the provider does not know this token")
                 default: .failed(.unreadableAnswer, "no result for this token")
                 }
             }
@@ -49,4 +49,10 @@ func request(_ token: String, app: String = "alpha") -> DispatchRequest {
     return DispatchRequest(
         deliveryId: id, eventId: "e-\(id)", app: app, kind: "test", platform: .hms, deviceId: "d-\(id)",
         token: token, os: .android, data: ["herald": "1"])
+}
+
+/// A result code of the fake provider's own table.
+struct FakeCode: ProviderCode, Hashable {
+    let raw: String
+    init(_ raw: String) { self.raw = raw }
 }

@@ -26,7 +26,7 @@ struct ProviderLayerTests {
             let results = await client.send([request("ok-1"), request("dead-2"), request("ok-3")])
             #expect(results.count == 3)
             #expect(results[0] == .delivered(providerId: nil))
-            #expect(results[1] == .revoked(code: "DEAD", reason: "the provider does not know this token"))
+            #expect(results[1] == .revoked(code: FakeCode("DEAD"), reason: "the provider does not know this token"))
             #expect(results[2] == .delivered(providerId: nil))
             #expect(provider.state.withLock { $0.sendRequests } == 1)
         }
@@ -48,7 +48,7 @@ struct ProviderLayerTests {
             provider.state.withLock { $0.refuseAll = true }
             let results = await client.send([request("ok-1")])
             guard case .failed(let code, let reason) = results[0] else { Issue.record("\(results)"); return }
-            #expect(code == "UNAUTHENTICATED" && reason.contains("refused"))
+            #expect(code.raw == "UNAUTHENTICATED" && reason.contains("refused"))
             #expect(provider.state.withLock { ($0.tokenRequests, $0.sendRequests) } == (2, 2))
         }
     }
@@ -57,7 +57,7 @@ struct ProviderLayerTests {
     func retryAfter() async throws {
         try await withProvider { _, client in
             let results = await client.send([request("busy-1"), request("ok-2")])
-            #expect(results == [SendResult](repeating: .retry(code: "HTTP_429", reason: "HTTP 429", retryAfter: .seconds(7)), count: 2))
+            #expect(results == [SendResult](repeating: .retry(code: HTTPStatusCode(429), reason: "HTTP 429", retryAfter: .seconds(7)), count: 2))
         }
     }
 
@@ -67,7 +67,7 @@ struct ProviderLayerTests {
             for token in ["ok-1", "ok-2", "ok-3"] {
                 let results = await client.send([request(token)])
                 guard case .failed(let code, let reason) = results[0] else { Issue.record("\(results)"); return }
-                #expect(code == "CREDENTIALS" && reason.contains("the client secret is wrong") && reason.contains("401"))
+                #expect(code.raw == "CREDENTIALS" && reason.contains("the client secret is wrong") && reason.contains("401"))
             }
             #expect(provider.state.withLock { ($0.tokenRequests, $0.sendRequests) } == (1, 0))
         }
@@ -79,7 +79,7 @@ struct ProviderLayerTests {
         let client = FakeProviderClient(url: "http://127.0.0.1:\(try freePort())", secret: "good", transport: transport)
         let results = await client.send([request("ok-1")])
         guard case .retry(let code, let reason, _) = results[0] else { Issue.record("\(results)"); return }
-        #expect(code == "TRANSPORT" && reason.hasPrefix("connect"))
+        #expect(code.raw == "TRANSPORT" && reason.hasPrefix("connect"))
         await transport.close()
     }
 
@@ -96,9 +96,9 @@ struct ProviderLayerTests {
         let results = await dispatcher.send([request("ok-1"), request("ok-2", app: "beta"), request("dead-3"), request("ok-4", app: "gamma")])
         #expect(results == [
             .delivered(providerId: nil),
-            .failed(code: "NOT_CONFIGURED", reason: "app beta has no hms settings"),
-            .revoked(code: "DEAD", reason: "the provider does not know this token"),
-            .failed(code: "NOT_CONFIGURED", reason: "app gamma has no hms settings"),
+            .failed(code: DispatchCode.notConfigured, reason: "app beta has no hms settings"),
+            .revoked(code: FakeCode("DEAD"), reason: "the provider does not know this token"),
+            .failed(code: DispatchCode.notConfigured, reason: "app gamma has no hms settings"),
         ])
         #expect(provider.state.withLock { $0.sendRequests } == 1, "alpha's two deliveries in one request")
         for transport in dispatcher.transports { await transport.close() }

@@ -48,7 +48,7 @@ struct RetryPolicyTests {
         var request = TestSandbox.request(token: "t")
         request.attempt = 3
         request.firstAttemptAt = now.addingTimeInterval(-60)
-        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(10)))
+        let emitted = try emissions(request, .retry(code: FakeCode("UNAVAILABLE"), reason: "busy", retryAfter: .seconds(10)))
         #expect(emitted.count == 2)
         let retry = emitted[0].message
         #expect(retry.exchange == HeraldTopology.Exchange.retry.name)
@@ -60,7 +60,7 @@ struct RetryPolicyTests {
     }
 
     @Test func theFirstRetryRecordsWhenTheFirstAttemptWasMade() throws {
-        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: "INTERNAL", reason: "oops"))
+        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: FakeCode("INTERNAL"), reason: "oops"))
         let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)
         #expect(next.attempt == 2 && next.firstAttemptAt == now)
     }
@@ -69,7 +69,7 @@ struct RetryPolicyTests {
         var request = TestSandbox.request(token: "t")
         request.attempt = 12
         request.firstAttemptAt = now.addingTimeInterval(-7200 + 30)
-        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy"))
+        let emitted = try emissions(request, .retry(code: FakeCode("UNAVAILABLE"), reason: "busy"))
         #expect(emitted.count == 1)
         let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
         #expect(outcome.status == .expired && outcome.reason?.contains("gave up after 12 attempts") == true)
@@ -79,7 +79,7 @@ struct RetryPolicyTests {
         var request = TestSandbox.request(token: "t")
         request.ttlSeconds = 0
         request.expiresAt = nil
-        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy"))
+        let emitted = try emissions(request, .retry(code: FakeCode("UNAVAILABLE"), reason: "busy"))
         #expect(emitted.count == 1, "no retry is scheduled")
         let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
         #expect(outcome.status == .expired && outcome.providerCode == "UNAVAILABLE")
@@ -88,7 +88,7 @@ struct RetryPolicyTests {
 
     @Test func aRetryAfterLongerThanTheLongestTierIsHonouredByGoingRoundTheTiers() throws {
         let request = TestSandbox.request(token: "t")
-        let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(3_000)))
+        let emitted = try emissions(request, .retry(code: FakeCode("QUOTA_EXCEEDED"), reason: "quota", retryAfter: .seconds(3_000)))
         #expect(emitted.count == 2)
         #expect(emitted[0].message.routingKey == "fcm.20m", "the longest tier first")
         let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)
@@ -109,7 +109,7 @@ struct RetryPolicyTests {
     }
 
     @Test func aRetryAfterBeyondTheTwoHoursEndsTheDeliveryAsExpired() throws {
-        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(3 * 3_600)))
+        let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: FakeCode("QUOTA_EXCEEDED"), reason: "quota", retryAfter: .seconds(3 * 3_600)))
         #expect(emitted.count == 1)
         let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
         #expect(outcome.status == .expired)
@@ -120,23 +120,23 @@ struct RetryPolicyTests {
         // would be past two hours from acceptance.
         var request = TestSandbox.request(token: "t")
         request.acceptedAt = now.addingTimeInterval(-(2 * 3_600 - 60))
-        let emitted = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(120)))
+        let emitted = try emissions(request, .retry(code: FakeCode("UNAVAILABLE"), reason: "busy", retryAfter: .seconds(120)))
         #expect(emitted.count == 1)
         #expect(try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body).status == .expired)
         // Accepted just now, the same failure is retried.
         request.acceptedAt = now
-        let retried = try emissions(request, .retry(code: "UNAVAILABLE", reason: "busy", retryAfter: .seconds(120)))
+        let retried = try emissions(request, .retry(code: FakeCode("UNAVAILABLE"), reason: "busy", retryAfter: .seconds(120)))
         #expect(try HeraldJSON.decode(DispatchRequest.self, from: retried[0].message.body).attempt == 2)
     }
 
     @Test func aRetryThatWouldLandAfterTheTTLExpiresInstead() throws {
         let request = TestSandbox.request(token: "t", expiresAt: now.addingTimeInterval(1.5))
-        let emitted = try emissions(request, .retry(code: "QUOTA_EXCEEDED", reason: "quota", retryAfter: .seconds(5)))
+        let emitted = try emissions(request, .retry(code: FakeCode("QUOTA_EXCEEDED"), reason: "quota", retryAfter: .seconds(5)))
         #expect(try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body).status == .expired)
     }
 
     @Test func aProviderSayingTheTTLIsOverEndsTheDeliveryAsExpiredWithoutARevocation() throws {
-        let emitted = try emissions(TestSandbox.request(token: "t"), .expired(code: "80100004", reason: "the TTL is over"))
+        let emitted = try emissions(TestSandbox.request(token: "t"), .expired(code: FakeCode("80100004"), reason: "the TTL is over"))
         #expect(emitted.count == 1, "no retry, no revocation")
         let outcome = try HeraldJSON.decode(Outcome.self, from: emitted[0].message.body)
         #expect(outcome.status == .expired && outcome.providerCode == "80100004" && outcome.reason == "the TTL is over")
@@ -144,7 +144,7 @@ struct RetryPolicyTests {
 
     @Test func aDeadTokenIsRevokedWithTheTimeOfTheFailedSend() throws {
         let request = TestSandbox.request(token: "dead")
-        let emitted = try emissions(request, .revoked(code: "UNREGISTERED", reason: "gone"))
+        let emitted = try emissions(request, .revoked(code: FakeCode("UNREGISTERED"), reason: "gone"))
         #expect(emitted[0].message.exchange == HeraldTopology.Exchange.control.name && emitted[0].message.routingKey == "token.revoked")
         let revocation = try HeraldJSON.decode(TokenRevoked.self, from: emitted[0].message.body)
         #expect(revocation.failedSendAt == now && revocation.token == "dead" && revocation.deviceId == request.deviceId)

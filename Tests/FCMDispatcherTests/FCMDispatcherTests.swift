@@ -30,7 +30,7 @@ struct FCMDispatcherTests {
         #expect(first.state.messages(provider: "fcm").map(\.token) == ["to-alpha"])
         #expect(second.state.messages(provider: "fcm").map(\.token) == ["to-beta"])
         #expect(first.state.issuedTokenCount(provider: "fcm") == 1 && second.state.issuedTokenCount(provider: "fcm") == 1)
-        #expect(await dispatcher.send([TestSandbox.request(token: "to-gamma", app: "gamma")])[0] == .failed(code: "NOT_CONFIGURED", reason: "app gamma has no fcm settings"))
+        #expect(await dispatcher.send([TestSandbox.request(token: "to-gamma", app: "gamma")])[0] == .failed(code: DispatchCode.notConfigured, reason: "app gamma has no fcm settings"))
         for transport in dispatcher.transports { await transport.close() }
         await first.stop()
         await second.stop()

@@ -49,7 +49,7 @@ struct FCMTokenTests {
         guard case .failed(let code, let reason) = await sandbox.client(account: account, transport: transport).send(FCMTestSandbox.request(token: "good-c")) else {
             Issue.record("not failed"); return
         }
-        #expect(code == "CREDENTIALS" && reason.contains("400"))
+        #expect(code.raw == "CREDENTIALS" && reason.contains("400"))
         await transport.close()
         await sandbox.stop()
         await other.stop()

@@ -14,7 +14,7 @@ struct HMSAnswerReadingTests {
     @Test(arguments: ["80100001", "80100003", "80100018", "80300002", "80300008"])
     func parameterAndPermissionErrorsFailEveryTokenPermanently(_ code: String) {
         let reading = HMSAnswer.read(Self.response(400, #"{"code":"\#(code)","msg":"bad","requestId":"r"}"#), tokens: ["a", "b"])
-        #expect(reading == .results([.failed(code: code, reason: "bad"), .failed(code: code, reason: "bad")]))
+        #expect(reading == .results([.failed(code: HMSResultCode(code), reason: "bad"), .failed(code: HMSResultCode(code), reason: "bad")]))
     }
 
     @Test func anHTTP503WithoutABodyIsRetriedAfterItsRetryAfter() {
@@ -24,8 +24,8 @@ struct HMSAnswerReadingTests {
     }
 
     @Test func anUnknownCodeOnA5xxIsRetriedAndOnA4xxFails() {
-        #expect(HMSAnswer.read(Self.response(502, #"{"code":"89999999","msg":"gateway"}"#), tokens: ["a"]) == .results([.retry(code: "89999999", reason: "gateway")]))
-        #expect(HMSAnswer.read(Self.response(400, #"{"code":"89999999","msg":"nope"}"#), tokens: ["a"]) == .results([.failed(code: "89999999", reason: "nope")]))
+        #expect(HMSAnswer.read(Self.response(502, #"{"code":"89999999","msg":"gateway"}"#), tokens: ["a"]) == .results([.retry(code: HMSResultCode("89999999"), reason: "gateway")]))
+        #expect(HMSAnswer.read(Self.response(400, #"{"code":"89999999","msg":"nope"}"#), tokens: ["a"]) == .results([.failed(code: HMSResultCode("89999999"), reason: "nope")]))
     }
 
     @Test func aNumericCodeIsReadLikeAString() {
@@ -41,7 +41,7 @@ struct HMSAnswerReadingTests {
         let escaped = String(decoding: try JSONSerialization.data(withJSONObject: [message], options: .fragmentsAllowed), as: UTF8.self).dropFirst().dropLast()
         let body = #"{"code":"80100000","msg":\#(escaped),"requestId":"r2"}"#
         #expect(HMSAnswer.read(Self.response(200, body), tokens: ["good", "bad"]) == .results([
-            .delivered(providerId: "r2"), .revoked(code: "80100000", reason: "Push Kit lists the token as illegal"),
+            .delivered(providerId: "r2"), .revoked(code: HMSResultCode("80100000"), reason: "Push Kit lists the token as illegal"),
         ]))
     }
 

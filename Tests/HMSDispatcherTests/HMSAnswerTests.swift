@@ -16,13 +16,13 @@ struct HMSAnswerTests {
     }
 
     static let rows: [Row] = [
-        Row(token: "unregistered-1", expected: .revoked(code: "80300007", reason: "All the tokens are invalid")),
-        Row(token: "invalid-1", expected: .revoked(code: "80300007", reason: "All the tokens are invalid")),
-        Row(token: "unavailable-1-a", expected: .retry(code: "81000001", reason: "System internal error: flow control", retryAfter: .seconds(1))),
-        Row(token: "after-7-unavailable-1-a", expected: .retry(code: "81000001", reason: "System internal error: flow control", retryAfter: .seconds(7))),
-        Row(token: "internal-1-a", expected: .retry(code: "81000001", reason: "System internal error", retryAfter: nil)),
-        Row(token: "authfail-1-a", expected: .retry(code: "80600003", reason: "Request OAuth service failed", retryAfter: nil)),
-        Row(token: "ttlexpired-1", expected: .expired(code: "80100004", reason: "The message expiration time is earlier than the current time")),
+        Row(token: "unregistered-1", expected: .revoked(code: HMSResultCode("80300007"), reason: "All the tokens are invalid")),
+        Row(token: "invalid-1", expected: .revoked(code: HMSResultCode("80300007"), reason: "All the tokens are invalid")),
+        Row(token: "unavailable-1-a", expected: .retry(code: HMSResultCode("81000001"), reason: "System internal error: flow control", retryAfter: .seconds(1))),
+        Row(token: "after-7-unavailable-1-a", expected: .retry(code: HMSResultCode("81000001"), reason: "System internal error: flow control", retryAfter: .seconds(7))),
+        Row(token: "internal-1-a", expected: .retry(code: HMSResultCode("81000001"), reason: "System internal error", retryAfter: nil)),
+        Row(token: "authfail-1-a", expected: .retry(code: HMSResultCode("80600003"), reason: "Request OAuth service failed", retryAfter: nil)),
+        Row(token: "ttlexpired-1", expected: .expired(code: HMSResultCode("80100004"), reason: "The message expiration time is earlier than the current time")),
     ]
 
     @Test(arguments: rows)
@@ -57,7 +57,7 @@ struct HMSAnswerTests {
         #expect(requests.map(\.tokens) == [tokens], "one multicast request")
         #expect(requests.first?.code == "80100000")
         let delivered = SendResult.delivered(providerId: requests.first?.requestId)
-        let illegal = SendResult.revoked(code: "80100000", reason: "Push Kit lists the token as illegal")
+        let illegal = SendResult.revoked(code: HMSResultCode("80100000"), reason: "Push Kit lists the token as illegal")
         #expect(results == [delivered, illegal, delivered, illegal, delivered])
         #expect(sandbox.state.messages(provider: "hms").map(\.token) == ["good-1", "good-3", "good-5"])
         for token in tokens { #expect(sandbox.state.sendAttempts(provider: "hms", token: token) == 1, "\(token) sent once") }
@@ -69,7 +69,7 @@ struct HMSAnswerTests {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
         let results = await sandbox.hmsClient(transport: transport).send(["unregistered-a", "invalid-b"].map { TestSandbox.hmsRequest(token: $0, event: "dead") })
-        #expect(results == Array(repeating: .revoked(code: "80300007", reason: "All the tokens are invalid"), count: 2))
+        #expect(results == Array(repeating: .revoked(code: HMSResultCode("80300007"), reason: "All the tokens are invalid"), count: 2))
         #expect(sandbox.state.sendRequests(provider: "hms").count == 1)
         await transport.close()
         await sandbox.stop()
@@ -97,7 +97,7 @@ struct HMSAnswerTests {
         request.data["blob"] = String(repeating: "x", count: 5000)
         let results = await sandbox.hmsClient(transport: transport).send([request])
         guard case .failed(let code, _)? = results.first else { Issue.record("\(results)"); return }
-        #expect(code == "80300008")
+        #expect(code.raw == "80300008")
         await transport.close()
         await sandbox.stop()
     }
@@ -135,7 +135,7 @@ struct HMSAnswerTests {
         let client = sandbox.hmsClient(transport: transport)
         let results = await client.send([TestSandbox.hmsRequest(token: "good-never")])
         guard case .failed(let code, let reason)? = results.first else { Issue.record("\(results)"); return }
-        #expect(code == "UNAUTHENTICATED" && reason.contains("80200003"), "\(reason)")
+        #expect(code.raw == "UNAUTHENTICATED" && reason.contains("80200003"), "\(reason)")
         #expect(await client.tokens.fetches == 2, "one refresh, no more")
         #expect(sandbox.state.messages(provider: "hms").isEmpty)
         await transport.close()
@@ -147,7 +147,7 @@ struct HMSAnswerTests {
         let transport = sandbox.transport()
         let results = await sandbox.hmsClient(secret: "wrong", transport: transport).send([TestSandbox.hmsRequest(token: "good-x")])
         guard case .failed(let code, let reason)? = results.first else { Issue.record("\(results)"); return }
-        #expect(code == "CREDENTIALS" && reason.contains("invalid client_secret"), "\(reason)")
+        #expect(code.raw == "CREDENTIALS" && reason.contains("invalid client_secret"), "\(reason)")
         await transport.close()
         await sandbox.stop()
     }
@@ -157,7 +157,7 @@ struct HMSAnswerTests {
         let transport = sandbox.transport()
         sandbox.state.currentFaults = .init(outage: Date().addingTimeInterval(-1)...Date().addingTimeInterval(60))
         let results = await sandbox.hmsClient(transport: transport).send([TestSandbox.hmsRequest(token: "good-down")])
-        #expect(results == [.retry(code: "81000001", reason: "System internal error: flow control", retryAfter: .seconds(1))])
+        #expect(results == [.retry(code: HMSResultCode("81000001"), reason: "System internal error: flow control", retryAfter: .seconds(1))])
         await transport.close()
         await sandbox.stop()
     }

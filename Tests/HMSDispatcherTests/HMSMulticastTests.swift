@@ -137,7 +137,7 @@ struct HMSMulticastTests {
         elsewhere.app = "other"
         let results = await dispatcher.send([TestSandbox.hmsRequest(token: "to-demo"), elsewhere])
         guard case .delivered = results[0] else { Issue.record("\(results)"); return }
-        #expect(results[1] == .failed(code: "NOT_CONFIGURED", reason: "app other has no hms settings"))
+        #expect(results[1] == .failed(code: DispatchCode.notConfigured, reason: "app other has no hms settings"))
         for transport in dispatcher.transports { await transport.close() }
         await sandbox.stop()
     }

@@ -67,7 +67,7 @@ import WebhookSender
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-503-1-flaky"), transport: transport)
             let request = TestSandbox.forward()
             guard case .retry(let code, _, _) = await client.send(request) else { Issue.record("the 503 was not retried"); return }
-            #expect(code == "HTTP_503")
+            #expect(code.raw == "HTTP_503")
             var again = request
             again.attempt = 2
             #expect(await client.send(again) == .delivered(providerId: nil))
@@ -95,7 +95,7 @@ import WebhookSender
         try await withReceiver { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-\(status)-x"), transport: transport)
             guard case .retry(let code, _, _) = await client.send(TestSandbox.forward()) else { Issue.record("\(status) was not retried"); return }
-            #expect(code == "HTTP_\(status)")
+            #expect(code.raw == "HTTP_\(status)")
         }
     }
 
@@ -103,7 +103,7 @@ import WebhookSender
     func otherClientErrorsFailForGood(_ status: Int) async throws {
         try await withReceiver { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-\(status)-x"), transport: transport)
-            #expect(await client.send(TestSandbox.forward()) == .failed(code: "HTTP_\(status)", reason: "HTTP \(status)"))
+            #expect(await client.send(TestSandbox.forward()) == .failed(code: HTTPStatusCode(status), reason: "HTTP \(status)"))
         }
     }
 
@@ -111,7 +111,7 @@ import WebhookSender
         try await withReceiver { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-410-gone"), transport: transport)
             guard case .revoked(let code, let reason) = await client.send(TestSandbox.forward()) else { Issue.record("410 did not revoke"); return }
-            #expect(code == "HTTP_410")
+            #expect(code.raw == "HTTP_410")
             #expect(reason.contains("until it registers again"))
         }
     }
@@ -121,7 +121,7 @@ import WebhookSender
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("redirect-x"), transport: transport)
             let result = await client.send(TestSandbox.forward())
             guard case .failed(let code, let reason) = result else { Issue.record("\(result)"); return }
-            #expect(code == DispatchCode.redirect.rawValue)
+            #expect(code.raw == DispatchCode.redirect.rawValue)
             #expect(reason.contains("307") && reason.contains("not followed"))
             #expect(sandbox.receiver.count == 1)
         }
@@ -132,7 +132,7 @@ import WebhookSender
         try await withReceiver(settings) { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("slow-3000-x"), transport: transport, settings: settings)
             guard case .retry(let code, let reason, _) = await client.send(TestSandbox.forward()) else { Issue.record("not retried"); return }
-            #expect(code == DispatchCode.transport.rawValue && reason.hasPrefix("timeout"))
+            #expect(code.raw == DispatchCode.transport.rawValue && reason.hasPrefix("timeout"))
         }
     }
 
@@ -140,7 +140,7 @@ import WebhookSender
         try await withReceiver { _, transport in
             let client = try TestSandbox.webhookClient(url: "http://127.0.0.1:\(try freePort())/hook", transport: transport)
             guard case .retry(let code, let reason, _) = await client.send(TestSandbox.forward()) else { Issue.record("not retried"); return }
-            #expect(code == DispatchCode.transport.rawValue && reason.hasPrefix("connect"))
+            #expect(code.raw == DispatchCode.transport.rawValue && reason.hasPrefix("connect"))
         }
     }
 
@@ -148,7 +148,7 @@ import WebhookSender
         try await withReceiver { _, transport in
             let client = try TestSandbox.webhookClient(url: "http://tenant.invalid/hook", transport: transport, resolver: TableResolver(table: [:]))
             guard case .retry(let code, let reason, _) = await client.send(TestSandbox.forward()) else { Issue.record("not retried"); return }
-            #expect(code == DispatchCode.transport.rawValue && reason.contains("cannot resolve tenant.invalid"))
+            #expect(code.raw == DispatchCode.transport.rawValue && reason.contains("cannot resolve tenant.invalid"))
         }
     }
 
@@ -166,7 +166,7 @@ import WebhookSender
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("guarded", host: host), transport: transport, allowPrivateNetworks: false)
             let result = await client.send(TestSandbox.forward())
             guard case .failed(let code, let text) = result else { Issue.record("\(host): \(result)"); return }
-            #expect(code == DispatchCode.addressRefused.rawValue)
+            #expect(code.raw == DispatchCode.addressRefused.rawValue)
             #expect(text.hasPrefix(reason), "\(text)")
             #expect(text.contains("apps.demo.delivery.allowPrivateNetworks"))
             #expect(sandbox.receiver.count == 0)
@@ -190,7 +190,7 @@ import WebhookSender
                 url: "http://tenant.invalid:\(sandbox.running.httpPort)/webhooks/x", transport: transport, allowPrivateNetworks: false, resolver: resolver)
             let result = await client.send(TestSandbox.forward())
             guard case .failed(let code, let reason) = result else { Issue.record("\(result)"); return }
-            #expect(code == DispatchCode.addressRefused.rawValue)
+            #expect(code.raw == DispatchCode.addressRefused.rawValue)
             #expect(reason.contains("tenant.invalid resolves to 127.0.0.1, a loopback address"))
         }
     }
@@ -213,7 +213,7 @@ import WebhookSender
                 let client = try TestSandbox.webhookClient(url: "http://\(host):\(sandbox.running.httpPort)/webhooks/x", transport: transport, allowPrivateNetworks: true)
                 let result = await client.send(TestSandbox.forward())
                 guard case .failed(let code, let reason) = result else { Issue.record("\(host): \(result)"); continue }
-                #expect(code == DispatchCode.addressRefused.rawValue && reason.hasSuffix("never connected to"))
+                #expect(code.raw == DispatchCode.addressRefused.rawValue && reason.hasSuffix("never connected to"))
             }
             #expect(sandbox.receiver.count == 0)
         }
@@ -230,7 +230,7 @@ import WebhookSender
             while transport.requestsInFlight == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             let result = await client.send(TestSandbox.forward())
             guard case .retry(let code, _, _) = result else { Issue.record("\(result)"); return }
-            #expect(code == DispatchCode.destinationBusy.rawValue)
+            #expect(code.raw == DispatchCode.destinationBusy.rawValue)
             #expect(transport.requestsInFlight == 1, "answered while the slow forward was still in flight, not after it")
             #expect(await slow.value == .delivered(providerId: nil))
         }

@@ -15,19 +15,20 @@ public enum FCMAnswer {
         let error = object?["error"] as? [String: Any]
         let message = error?["message"] as? String ?? "HTTP \(response.status)"
         let details = error?["details"] as? [[String: Any]] ?? []
-        let code = details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String
+        let code = (details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String)
+            .map { FCMErrorCode($0) }
         let fields = details.flatMap { ($0["fieldViolations"] as? [[String: Any]]) ?? [] }.compactMap { $0["field"] as? String }
         switch code {
-        case let code? where code == "UNREGISTERED" || code == "SENDER_ID_MISMATCH":
+        case let code? where code == .unregistered || code == .senderIdMismatch:
             return .revoked(code: code, reason: message)
-        case "INVALID_ARGUMENT" where fields.contains("message.token") || message.contains("registration token"):
-            return .revoked(code: "INVALID_ARGUMENT", reason: message)
-        case let code? where ["QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL", "UNSPECIFIED_ERROR"].contains(code):
+        case .invalidArgument? where fields.contains("message.token") || message.contains("registration token"):
+            return .revoked(code: FCMErrorCode.invalidArgument, reason: message)
+        case let code? where FCMErrorCode.retryable.contains(code):
             return .retry(code: code, reason: message, retryAfter: RetryAfter.parse(response.header("retry-after"), now: now))
         case let code?:
             return .failed(code: code, reason: message)
         case nil:
-            return SendResult(status: response, code: error?["status"] as? String, reason: message, now: now)
+            return SendResult(status: response, code: (error?["status"] as? String).map { FCMErrorCode($0) }, reason: message, now: now)
         }
     }
 

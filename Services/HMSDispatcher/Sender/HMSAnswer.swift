@@ -24,28 +24,18 @@ public enum HMSAnswer {
         case tooManyTokens(reason: String)
     }
 
-    public static let success = "80000000"
-    public static let partialSuccess = "80100000"
-    public static let allTokensInvalid = "80300007"
-    public static let tooManyTokens = "80300010"
-    public static let ttlExpired = "80100004"
-    public static let authenticationError = "80200001"
-    public static let accessTokenExpired = "80200003"
-    /// Codes worth retrying whatever the HTTP status: internal error, OAuth service failure.
-    public static let retryable: Set<String> = ["81000001", "80600003"]
-
     /// Reads `response` for a request that listed `tokens`.
     public static func read(_ response: HTTPResponse, tokens: [String], now: Date = Date()) -> Reading {
         let body = Body(response)
         func all(_ result: SendResult) -> Reading { .results(tokens.map { _ in result }) }
-        guard let code = body.code else {
+        guard let code = body.code.map({ HMSResultCode($0) }) else {
             return all(SendResult(status: response, reason: body.message ?? "HTTP \(response.status) without a Push Kit code", now: now))
         }
-        let reason = body.message ?? code
+        let reason = body.message ?? code.raw
         switch code {
-        case success:
+        case .success:
             return all(.delivered(providerId: body.requestId))
-        case partialSuccess:
+        case .partialSuccess:
             // Only the listed tokens failed; the rest were taken, and sending to them again
             // would deliver twice. An unreadable list leaves every token delivered.
             let illegal = illegalTokens(in: reason)
@@ -54,13 +44,13 @@ public enum HMSAnswer {
                     ? .revoked(code: code, reason: "Push Kit lists the token as illegal")
                     : .delivered(providerId: body.requestId)
             })
-        case allTokensInvalid:
+        case .allTokensInvalid:
             return all(.revoked(code: code, reason: reason))
-        case tooManyTokens:
+        case .tooManyTokens:
             return .tooManyTokens(reason: reason)
-        case ttlExpired:
+        case .ttlExpired:
             return all(.expired(code: code, reason: reason))
-        case let code where retryable.contains(code) || response.status == 429 || response.status >= 500:
+        case let code where HMSResultCode.retryable.contains(code) || response.status == 429 || response.status >= 500:
             return all(.retry(code: code, reason: reason, retryAfter: RetryAfter.parse(response.header("retry-after"), now: now)))
         default:
             return all(.failed(code: code, reason: reason))
@@ -71,7 +61,7 @@ public enum HMSAnswer {
     /// expired): its message, so the sender fetches a new token and sends once more.
     public static func refusal(_ response: HTTPResponse) -> String? {
         let body = Body(response)
-        guard let code = body.code, code == authenticationError || code == accessTokenExpired else { return nil }
+        guard let code = body.code.map({ HMSResultCode($0) }), code == .authenticationError || code == .accessTokenExpired else { return nil }
         return "\(code) \(body.message ?? "")"
     }
 

@@ -64,7 +64,7 @@ public struct HMSClient: ProviderClient {
             case .results(let results):
                 return results
             case .tooManyTokens(let reason):
-                guard requests.count > 1 else { return [.failed(code: HMSAnswer.tooManyTokens, reason: reason)] }
+                guard requests.count > 1 else { return [.failed(code: HMSResultCode.tooManyTokens, reason: reason)] }
                 let half = requests.count / 2
                 async let first = send(message: Array(requests[..<half]))
                 async let second = send(message: Array(requests[half...]))

@@ -7,11 +7,11 @@ import PreferenceRules
 import ServiceKit
 
 @Sendable func setUp(_ runtime: ServiceRuntime) async throws -> ServiceParts {
-    let (location, database) = try await runtime.openStore(schema: "preferences")
-    let storage = try await PreferenceStores.storage(location, database: database)
+    let opened = try await runtime.openStore(schema: "preferences")
+    let storage = try await PreferenceStores.storage(opened)
     // Replicas share a PostgreSQL database: each tells the others what it changed.
     var announce: (@Sendable (PreferenceEntry.Key) async -> Void)?
-    if database != nil {
+    if opened.isShared {
         announce = { key in await PreferenceChanges.announce(key, runtime: runtime) }
     }
     let store = try await PreferenceStore(storage: storage, announce: announce)
@@ -19,8 +19,8 @@ import ServiceKit
         PreferencesStage.make(runtime: runtime, store: store),
         CommandServer(queue: HeraldTopology.CommandQueue.preferences, runtime: runtime, handler: PreferenceCommands(store: store).handle),
     ]
-    if database != nil { services.append(PreferenceChanges(store: store, runtime: runtime)) }
-    return ServiceParts(clients: database.map { [$0] } ?? [], services: services)
+    if opened.isShared { services.append(PreferenceChanges(store: store, runtime: runtime)) }
+    return ServiceParts(clients: opened.clients, services: services)
 }
 
 await ServiceRuntime.main(name: "herald-preferences", defaultPort: 8082, providers: .herald, setUp: setUp)

@@ -1,17 +1,14 @@
 import Foundation
 import HeraldStorage
 
-/// Opens the preference storage where the service is configured to keep it.
+/// Opens the preference storage in the service's store.
 public enum PreferenceStores {
-    /// SQLite in the data directory, or PostgreSQL on `database` (which the caller runs as a
-    /// service, so it closes after the stages).
-    public static func storage(_ location: StoreLocation, database: PostgresPool?) async throws -> any PreferenceStorage {
-        switch location {
-        case .sqlite(let directory):
-            return try SQLitePreferenceStorage(directory: directory)
-        case .postgres:
-            guard let database else { throw StorageError("a PostgreSQL store needs its database opened") }
-            return try await PostgresPreferenceStorage(database: database)
+    /// The storage on SQLite files, or on the PostgreSQL database (which the service runs
+    /// as a client, so it closes after the stages).
+    public static func storage(_ store: OpenedStore) async throws -> any PreferenceStorage {
+        switch store {
+        case .sqlite(let directory): try SQLitePreferenceStorage(directory: directory)
+        case .postgres(let database): try await PostgresPreferenceStorage(database: database)
         }
     }
 }

@@ -7,9 +7,9 @@ import Registry
 import ServiceKit
 
 await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime in
-    let (location, database) = try await runtime.openStore(schema: "registration")
-    let store = try await RegistrationStores.open(location, database: database)
-    return ServiceParts(clients: database.map { [$0] } ?? [], services: [
+    let opened = try await runtime.openStore(schema: "registration")
+    let store = try await RegistrationStores.open(opened)
+    return ServiceParts(clients: opened.clients, services: [
         RegistrationStages.resolving(runtime: runtime, store: store),
         RegistrationStages.revoking(runtime: runtime, store: store),
         RegistrationStages.recordingOutcomes(runtime: runtime, store: store),

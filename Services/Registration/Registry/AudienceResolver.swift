@@ -8,11 +8,11 @@ import ServiceKit
 /// with the address's key attached. The deliveries of an app in webhook mode, and of type-3
 /// sponsees, are routed to the webhook dispatcher (see `forwarded`).
 public struct AudienceResolver: Sendable {
-    let store: any RegistrationStore
+    let store: any AudienceStore
     /// Apps whose every delivery is forwarded to their webhook.
     let webhookApps: Set<String>
 
-    public init(store: any RegistrationStore, apps: AppsConfiguration = AppsConfiguration()) {
+    public init(store: any AudienceStore, apps: AppsConfiguration = AppsConfiguration()) {
         self.store = store
         webhookApps = Set(apps.apps.filter { $0.value.delivery.mode == .webhook }.keys)
     }

@@ -25,7 +25,7 @@ public enum RegistrationStages {
     /// processed in one transaction once its deliveries are confirmed, so a crash in between
     /// redelivers the events and repeats the same ids.
     public static func resolving(
-        runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
+        runtime: ServiceRuntime, store: any AudienceStore & EventClaimStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
         batchesInFlight: Int = 1
     ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: runtime.apps)
@@ -74,7 +74,7 @@ public enum RegistrationStages {
     /// Asks again, every 100 ms, for the events another replica is fanning out, until each is
     /// processed (that replica finished) or ours (it released the claim, or died and its
     /// claim expired).
-    static func settle(_ claims: [EventClaim], _ keys: [EventKey], store: any RegistrationStore) async throws -> [EventClaim] {
+    static func settle(_ claims: [EventClaim], _ keys: [EventKey], store: any EventClaimStore) async throws -> [EventClaim] {
         var claims = claims
         let deadline = ContinuousClock.now + heldElsewhereWait
         while case let held = claims.indices.filter({ claims[$0] == .heldElsewhere }), !held.isEmpty {
@@ -134,7 +134,7 @@ public enum RegistrationStages {
 
     /// Consumes token revocations: removes the device unless it registered again after the
     /// failed send, keeps an audit row, and emits an outcome.
-    public static func revoking(runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
+    public static func revoking(runtime: ServiceRuntime, store: any DeviceStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
         Stage("registration.revocations", consuming: routes.input, prefetch: 32, runtime: runtime) { revocation in
             let result = try await store.revoke(revocation)
             let reason: String
@@ -159,7 +159,7 @@ public enum RegistrationStages {
     /// Outcomes are recorded in batches of up to `batchSize` messages, one transaction each,
     /// one batch at a time: what arrives while a batch is written is the next batch.
     public static func recordingOutcomes(
-        runtime: ServiceRuntime, store: any RegistrationStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
+        runtime: ServiceRuntime, store: any OutcomeStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
         batchesInFlight: Int = 1
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")

@@ -1,29 +1,54 @@
 import Foundation
 import HeraldModel
 
-/// The registry Registration keeps: devices, email-address keys, sponsees, the idempotency
-/// of events, delivery outcomes and revoked tokens. Two implementations: SQLite
-/// (`SQLiteRegistrationStore`, the default, one process per file) and PostgreSQL
-/// (`PostgresRegistrationStore`, any number of replicas on one database); `RegistrationStores`
-/// opens the one configured.
+/// The registry Registration keeps, by concern: devices (`DeviceStore`), what audiences
+/// resolve to (`AudienceStore`), Evernym's sponsees (`SponseeStore`), the idempotency of
+/// events (`EventClaimStore`) and delivery outcomes (`OutcomeStore`); each stage asks for
+/// the parts it uses. Two implementations of the whole: SQLite (`SQLiteRegistrationStore`,
+/// the default, one process per file) and PostgreSQL (`PostgresRegistrationStore`, any
+/// number of replicas on one database); `RegistrationStores` opens the one configured.
 ///
 /// Across replicas the rules hold by constraints, not by reading first: a device id is one
 /// row (last registration wins, so one user per device), a token belongs to one device, and
 /// an event id is claimed by one process at a time.
-public protocol RegistrationStore: Sendable {
+public protocol RegistrationStore: DeviceStore, AudienceStore, SponseeStore, EventClaimStore, OutcomeStore {
+    /// Forgets processed event ids older than `window`, revocation audit rows older than
+    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
+    func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int)
+}
+
+/// Devices and their tokens, and what became of dead ones.
+public protocol DeviceStore: Sendable {
     /// Registers or updates a device. A token registered under another device id of the app
     /// moves here (that device is removed); the push-id list is replaced.
     func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord
     func device(app: String, deviceId: String) async throws -> DeviceRecord?
     /// Removes a device; with `userId`, only if the device belongs to that user.
     func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration
+    /// Removes the device holding a dead token, unless it was registered again after the
+    /// failed send, and keeps an audit row either way. A webhook revocation names the
+    /// registration by its id instead: a device of an app in webhook mode, or a sponsee
+    /// (`sponsee:<id>`), whose com method is removed.
+    func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult
+    /// Revocation audit rows for a token (newest first).
+    func revocations(app: String, token: String) async throws -> [RevocationRecord]
+}
 
+/// What an event's audience resolves to: users' and push ids' devices, sponsees, and the
+/// keys of email addresses.
+public protocol AudienceStore: Sendable {
     /// Everything a batch of events' audiences need, in as few queries as the store can.
     func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory
-
     func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey
-    func setSponsee(app: String, _ sponsee: Sponsee, now: Date) async throws -> Sponsee
+}
 
+/// Evernym's sponsees and their com methods.
+public protocol SponseeStore: Sendable {
+    func setSponsee(app: String, _ sponsee: Sponsee, now: Date) async throws -> Sponsee
+}
+
+/// The idempotency of events: of two copies of an event only one fans out.
+public protocol EventClaimStore: Sendable {
     /// Claims a batch of events so that of two copies of an event only one fans out, even
     /// when both are handled at once, by this process or another. Finish each claimed event
     /// with `markProcessed(_:at:)` or `release(_:)`.
@@ -35,41 +60,34 @@ public protocol RegistrationStore: Sendable {
     func release(_ events: [EventKey]) async
     /// Whether the event's deliveries were published (a claim in progress does not count).
     func isProcessed(app: String, eventId: String) async throws -> Bool
-    /// Forgets processed event ids older than `window`, revocation audit rows older than
-    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
-    func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int)
+}
 
+/// What became of each delivery.
+public protocol OutcomeStore: Sendable {
     /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
     /// never hides the `delivered` that followed it) and counting how many arrived.
     func record(_ outcomes: [Outcome]) async throws
     /// What became of an event; nil when nothing is known of it.
     func eventStatus(app: String, eventId: String) async throws -> EventStatus?
-
-    /// Removes the device holding a dead token, unless it was registered again after the
-    /// failed send, and keeps an audit row either way. A webhook revocation names the
-    /// registration by its id instead: a device of an app in webhook mode, or a sponsee
-    /// (`sponsee:<id>`), whose com method is removed.
-    func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult
-    /// Revocation audit rows for a token (newest first).
-    func revocations(app: String, token: String) async throws -> [RevocationRecord]
 }
 
-extension RegistrationStore {
+extension DeviceStore {
     @discardableResult
     public func register(app: String, _ registration: DeviceRegistration) async throws -> DeviceRecord {
         try await register(app: app, registration, now: Date())
     }
 
-    @discardableResult
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?) async throws -> AddressKey {
-        try await setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, now: Date())
-    }
+    public func revoke(_ revocation: TokenRevoked) async throws -> RevocationResult { try await revoke(revocation, now: Date()) }
+}
 
+extension SponseeStore {
     @discardableResult
     public func setSponsee(app: String, _ sponsee: Sponsee) async throws -> Sponsee {
         try await setSponsee(app: app, sponsee, now: Date())
     }
+}
 
+extension EventClaimStore {
     public func claim(_ events: [EventKey]) async throws -> [EventClaim] { try await claim(events, now: Date()) }
 
     public func markProcessed(_ events: [EventKey]) async throws { try await markProcessed(events, at: Date()) }
@@ -77,13 +95,20 @@ extension RegistrationStore {
     public func markProcessed(app: String, eventId: String, at now: Date = Date()) async throws {
         try await markProcessed([EventKey(app: app, eventId: eventId)], at: now)
     }
+}
 
+extension RegistrationStore {
     @discardableResult
     public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval = 7 * 24 * 3600) async throws -> (events: Int, revocations: Int, outcomes: Int) {
         try await prune(now: now, window: window, auditWindow: auditWindow, outcomeWindow: outcomeWindow)
     }
+}
 
-    public func revoke(_ revocation: TokenRevoked) async throws -> RevocationResult { try await revoke(revocation, now: Date()) }
+extension AudienceStore {
+    @discardableResult
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?) async throws -> AddressKey {
+        try await setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, now: Date())
+    }
 
     /// The delivery targets of the users' devices.
     public func targets(app: String, users: [String]) async throws -> [DeviceTarget] {

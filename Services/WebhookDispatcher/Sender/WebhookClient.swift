@@ -81,7 +81,7 @@ public struct WebhookClient: UnicastProviderClient {
     public static func result(for response: HTTPResponse, now: Date = Date()) -> SendResult {
         switch response.status {
         case 410:
-            return .revoked(code: "HTTP_410", reason: "the endpoint answered 410 Gone: nothing more is forwarded for this recipient until it registers again")
+            return .revoked(code: HTTPStatusCode(410), reason: "the endpoint answered 410 Gone: nothing more is forwarded for this recipient until it registers again")
         case 300..<400:
             let location = response.header("location").map { " to \($0)" } ?? ""
             return .failed(.redirect, "the endpoint answered \(response.status), a redirect\(location), which is not followed")
