@@ -3,7 +3,9 @@
 import PackageDescription
 
 /// Every Herald service: its product and its executable target, declared below with its
-/// dependencies.
+/// dependencies. Each target's folder is named as the target: libraries under Shared/,
+/// Services/ (what runs in production), Providers/ (a module per provider), Tools/ (heraldctl
+/// and the provider sandbox) and Benchmarks/.
 let services: [(product: String, target: String)] = [
     ("herald-gateway", "Gateway"),
     ("herald-registration", "Registration"),
@@ -90,37 +92,37 @@ let package = Package(
             path: "Shared/DispatchKit"
         ),
         .target(
-            name: "FCMSender",
+            name: "FCM",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Services/FCMDispatcher/Sender"
+            path: "Providers/FCM"
         ),
         .target(
-            name: "HMSSender",
+            name: "HMS",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "ProviderMessages", "ServiceKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            path: "Services/HMSDispatcher/Sender"
+            path: "Providers/HMS"
         ),
         .target(
-            name: "WebhookSender",
+            name: "Webhook",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            path: "Services/WebhookDispatcher/Sender"
+            path: "Providers/Webhook"
         ),
         .target(
             name: "HeraldProviders",
-            dependencies: ["FCMSender", "HMSSender", "WebhookSender", "ServiceKit"],
+            dependencies: ["FCM", "HMS", "Webhook", "ServiceKit"],
             path: "Shared/HeraldProviders"
         ),
         .target(
@@ -153,7 +155,7 @@ let package = Package(
                 "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging",
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            path: "Services/Encryption/Payloads"
+            path: "Services/Payloads"
         ),
         .target(
             name: "GatewayAPI",
@@ -166,7 +168,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            path: "Services/Gateway/API",
+            path: "Services/GatewayAPI",
             resources: [.copy("openapi.yaml")]
         ),
         .target(
@@ -191,7 +193,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Services/Registration/Registry"
+            path: "Services/Registry"
         ),
         .target(
             name: "PreferenceRules",
@@ -203,7 +205,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Services/Preferences/Rules"
+            path: "Services/PreferenceRules"
         ),
         .target(
             name: "Messaging",
@@ -248,12 +250,12 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "Services/Sandbox/Emulator"
+            path: "Tools/ProviderSandbox"
         ),
         .target(
             name: "HeraldControl",
             dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HTTPTransport"],
-            path: "Tools/Control"
+            path: "Tools/HeraldControl"
         ),
         .executableTarget(
             name: "HeraldCtl",
@@ -261,7 +263,7 @@ let package = Package(
                 "HeraldControl", "HeraldProviders", "ServiceKit", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/heraldctl"
+            path: "Tools/HeraldCtl"
         ),
         .executableTarget(
             name: "MessagingBenchmark",
@@ -280,7 +282,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Benchmarks/Support"
+            path: "Benchmarks/BenchmarkSupport"
         ),
         .executableTarget(
             name: "RegistrationBenchmark",
@@ -293,17 +295,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "FCMBenchmark",
-            dependencies: ["BenchmarkSupport", "FCMSender", "DispatchKit", "HTTPTransport", "HeraldModel"],
+            dependencies: ["BenchmarkSupport", "FCM", "DispatchKit", "HTTPTransport", "HeraldModel"],
             path: "Benchmarks/FCMBenchmark"
         ),
         .executableTarget(
             name: "HMSBenchmark",
-            dependencies: ["BenchmarkSupport", "HMSSender", "DispatchKit", "HTTPTransport", "HeraldModel"],
+            dependencies: ["BenchmarkSupport", "HMS", "DispatchKit", "HTTPTransport", "HeraldModel"],
             path: "Benchmarks/HMSBenchmark"
         ),
         .executableTarget(
             name: "WebhookBenchmark",
-            dependencies: ["BenchmarkSupport", "WebhookSender", "ProviderSandbox", "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit"],
+            dependencies: ["BenchmarkSupport", "Webhook", "ProviderSandbox", "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit"],
             path: "Benchmarks/WebhookBenchmark"
         ),
         .executableTarget(
@@ -410,7 +412,7 @@ let package = Package(
         .testTarget(
             name: "FCMDispatcherTests",
             dependencies: [
-                "FCMSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "FCM", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -419,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "HMSDispatcherTests",
             dependencies: [
-                "HMSSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                "HMS", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HMSDispatcherTests"
@@ -427,7 +429,7 @@ let package = Package(
         .testTarget(
             name: "WebhookDispatcherTests",
             dependencies: [
-                "WebhookSender", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                "Webhook", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -457,7 +459,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "HeraldProviders", "FCMSender", "HMSSender", "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "FCM", "HMS", "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -488,37 +490,37 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: ["GatewayAPI", "HeraldProviders", "ServiceKit", "Messaging"],
-            path: "Services/Gateway/Main"
+            path: "Services/Gateway"
         ),
         .executableTarget(
             name: "Registration",
             dependencies: ["Registry", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
-            path: "Services/Registration/Main"
+            path: "Services/Registration"
         ),
         .executableTarget(
             name: "Preferences",
             dependencies: ["PreferenceRules", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
-            path: "Services/Preferences/Main"
+            path: "Services/Preferences"
         ),
         .executableTarget(
             name: "Encryption",
             dependencies: ["Payloads", "HeraldProviders", "ServiceKit"],
-            path: "Services/Encryption/Main"
+            path: "Services/Encryption"
         ),
         .executableTarget(
             name: "FCMDispatcher",
-            dependencies: ["FCMSender", "DispatchKit", "HeraldProviders"],
-            path: "Services/FCMDispatcher/Main"
+            dependencies: ["FCM", "DispatchKit", "HeraldProviders"],
+            path: "Services/FCMDispatcher"
         ),
         .executableTarget(
             name: "HMSDispatcher",
-            dependencies: ["HMSSender", "DispatchKit", "HeraldProviders"],
-            path: "Services/HMSDispatcher/Main"
+            dependencies: ["HMS", "DispatchKit", "HeraldProviders"],
+            path: "Services/HMSDispatcher"
         ),
         .executableTarget(
             name: "WebhookDispatcher",
-            dependencies: ["WebhookSender", "DispatchKit", "HeraldProviders"],
-            path: "Services/WebhookDispatcher/Main"
+            dependencies: ["Webhook", "DispatchKit", "HeraldProviders"],
+            path: "Services/WebhookDispatcher"
         ),
         .executableTarget(
             name: "Sandbox",
@@ -527,7 +529,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            path: "Services/Sandbox/Main"
+            path: "Tools/Sandbox"
         ),
     ]
 )

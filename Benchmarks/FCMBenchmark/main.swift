@@ -8,7 +8,7 @@
 // 100,000 and after all sends.
 import BenchmarkSupport
 import DispatchKit
-import FCMSender
+import FCM
 import Foundation
 import HeraldModel
 import HTTPTransport

@@ -13,7 +13,7 @@ import BenchmarkSupport
 import DispatchKit
 import Foundation
 import HeraldModel
-import HMSSender
+import HMS
 import HTTPTransport
 import Logging
 
@@ -35,7 +35,7 @@ let transport = HTTPTransport(configuration: HTTPTransportConfiguration(name: "h
 let client = HMSClient(
     app: "bench", appId: clientFile["appId"]!, clientId: clientFile["clientId"]!, clientSecret: secret,
     endpoint: endpoint, tokenEndpoint: "\(endpoint)/oauth2/v3/token", transport: transport)
-let dispatcher = HMSDispatcher(platform: .hms, clients: ["bench": client], transports: [transport])
+let dispatcher = ProviderDispatcher<HMSClient>(platform: .hms, clients: ["bench": client], transports: [transport])
 
 /// When the deliveries expire: one instant for all, as deliveries of one event share theirs
 /// (the event's time plus its TTL).

@@ -15,7 +15,7 @@ import HeraldModel
 import HTTPTransport
 import Logging
 import ServiceKit
-import WebhookSender
+import Webhook
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 1 else {
@@ -32,7 +32,7 @@ let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("
 try Data((WebhookSigner.generateSecret() + "\n" + WebhookSigner.generateSecret() + "\n").utf8).write(to: secretFile)
 defer { try? FileManager.default.removeItem(at: secretFile) }
 let apps = AppsConfiguration(apps: ["bench": AppConfiguration(delivery: .init(mode: .webhook, url: url, signingSecretFile: secretFile.path, allowPrivateNetworks: true))])
-let dispatcher = try WebhookDispatcher(webhookApps: apps, settings: settings, logger: Logger(label: "bench"))
+let dispatcher = try ProviderDispatcher<WebhookClient>(webhookApps: apps, settings: settings, logger: Logger(label: "bench"))
 
 let occurredAt = Date()
 /// Forward `n` of a round: a chat message for one device of an app in webhook mode.

@@ -1,7 +1,7 @@
-import FCMSender
-import HMSSender
+import FCM
+import HMS
 import ServiceKit
-import WebhookSender
+import Webhook
 
 extension ProviderRegistry {
     /// The providers Herald runs: a provider module's descriptor, one line each. Every

@@ -1,5 +1,5 @@
 import DispatchKit
-import FCMSender
+import FCM
 import Foundation
 import HeraldModel
 import HeraldTestSupport

@@ -1,5 +1,5 @@
 import DispatchKit
-import FCMSender
+import FCM
 import Foundation
 import HeraldTestSupport
 import Logging
@@ -19,7 +19,7 @@ struct FCMDispatcherTests {
                 fcm: { serviceAccountFile: \(second.serviceAccountFile), endpoint: "\(second.endpoint)", caFile: \(second.caFile) }
               gamma: {}
             """
-        let dispatcher = try FCMDispatcher(fcmApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
+        let dispatcher = try ProviderDispatcher<FCMClient>(fcmApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
         #expect(Set(dispatcher.clients.keys) == ["alpha", "beta"])
         #expect(dispatcher.transports.count == 2, "one transport per CA file")
 
@@ -39,7 +39,7 @@ struct FCMDispatcherTests {
     @Test func anUnreadableServiceAccountIsAConfigurationErrorNamingTheApp() throws {
         let yaml = "apps:\n  alpha:\n    fcm: { serviceAccountFile: /nonexistent/account.json }\n"
         #expect {
-            _ = try FCMDispatcher(fcmApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
+            _ = try ProviderDispatcher<FCMClient>(fcmApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
         } throws: {
             ($0 as? ConfigurationError)?.description.contains("apps.alpha.fcm.serviceAccountFile") == true
         }

@@ -1,4 +1,4 @@
-import FCMSender
+import FCM
 import Foundation
 import HeraldTestSupport
 import HTTPTransport

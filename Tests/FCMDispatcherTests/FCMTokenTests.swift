@@ -1,5 +1,5 @@
 import _CryptoExtras
-import FCMSender
+import FCM
 import Foundation
 import HeraldModel
 import Synchronization

@@ -1,9 +1,9 @@
 import Foundation
 import GatewayAPI
 import HeraldModel
+import HeraldTestSupport
 import Messaging
 import ServiceKit
-import HeraldTestSupport
 import Testing
 
 /// Every class of error, as RFC 9457 problem+json through real HTTP.

@@ -1,6 +1,6 @@
 import DispatchKit
-import GatewayAPI
 import Foundation
+import GatewayAPI
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport

@@ -1,6 +1,6 @@
 import DispatchKit
 import Foundation
-import HMSSender
+import HMS
 import HTTPTransport
 import Testing
 

@@ -2,7 +2,7 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HeraldTestSupport
-import HMSSender
+import HMS
 import Testing
 
 /// Every Push Kit answer the sandbox can give, provoked over HTTPS with HTTP/2, and what

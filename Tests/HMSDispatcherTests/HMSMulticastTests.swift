@@ -2,7 +2,7 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HeraldTestSupport
-import HMSSender
+import HMS
 import Logging
 import Messaging
 import ServiceKit
@@ -15,7 +15,7 @@ struct HMSMulticastTests {
     @Test func identicalPlainDeliveriesBecomeOneRequestPerThousandTokens() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
-        let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
+        let dispatcher = ProviderDispatcher<HMSClient>(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
         let count = 2500
         let batch = (0..<count).map { TestSandbox.hmsRequest(token: "m-\($0)", event: "same-event") }
         let results = await dispatcher.send(batch)
@@ -30,7 +30,7 @@ struct HMSMulticastTests {
     @Test func encryptedDeliveriesOfABatchGoOnePerRequest() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
-        let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
+        let dispatcher = ProviderDispatcher<HMSClient>(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
         let count = 40
         let results = await dispatcher.send((0..<count).map { index in TestSandbox.hmsRequest(token: "e-\(index)", event: "same-event", encrypted: true) })
         #expect(results.count == count && results.allSatisfy { if case .delivered = $0 { true } else { false } })
@@ -46,7 +46,7 @@ struct HMSMulticastTests {
     func theStageSendsAPackOfOneEventAsMulticastRequests() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
-        let dispatcher = HMSDispatcher(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
+        let dispatcher = ProviderDispatcher<HMSClient>(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
         let harness = try StageHarness("hms", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic], queues: ["outcomes": ("outcomes", "#")])
         let routes = DispatchStage.Routes(
             platform: .hms, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!,
@@ -132,7 +132,7 @@ struct HMSMulticastTests {
                   caFile: \(sandbox.caFile)
               other: {}
             """
-        let dispatcher = try HMSDispatcher(hmsApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
+        let dispatcher = try ProviderDispatcher<HMSClient>(hmsApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
         var elsewhere = TestSandbox.hmsRequest(token: "to-other")
         elsewhere.app = "other"
         let results = await dispatcher.send([TestSandbox.hmsRequest(token: "to-demo"), elsewhere])
@@ -145,7 +145,7 @@ struct HMSMulticastTests {
     @Test func anUnreadableClientSecretIsAConfigurationErrorNamingTheApp() throws {
         let yaml = "apps:\n  alpha:\n    hms: { appId: '1', clientId: '1', clientSecretFile: /nonexistent/secret }\n"
         #expect {
-            _ = try HMSDispatcher(hmsApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
+            _ = try ProviderDispatcher<HMSClient>(hmsApps: AppsConfiguration.parse(yaml), logger: Logger(label: "test"))
         } throws: {
             ($0 as? ConfigurationError)?.description.contains("apps.alpha.hms.clientSecretFile") == true
         }

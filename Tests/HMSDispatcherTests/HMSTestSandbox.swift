@@ -2,7 +2,7 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HeraldTestSupport
-import HMSSender
+import HMS
 import HTTPTransport
 
 /// Push Kit clients pointed at a test sandbox.

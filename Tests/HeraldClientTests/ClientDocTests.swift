@@ -1,5 +1,5 @@
-import Crypto
 import _CryptoExtras
+import Crypto
 import Foundation
 import HeraldClient
 import HeraldCrypto

@@ -1,6 +1,6 @@
 import Foundation
-import Messaging
 import HeraldTestSupport
+import Messaging
 import Testing
 
 @Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))

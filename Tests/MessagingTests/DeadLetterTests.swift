@@ -1,6 +1,6 @@
 import Foundation
-import Messaging
 import HeraldTestSupport
+import Messaging
 import Testing
 
 @Suite("Dead-lettering", .enabled(if: TestBroker.shouldRun))

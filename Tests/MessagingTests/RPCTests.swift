@@ -1,6 +1,6 @@
 import Foundation
-import Messaging
 import HeraldTestSupport
+import Messaging
 import Testing
 
 @Suite("Request/reply", .enabled(if: TestBroker.shouldRun))

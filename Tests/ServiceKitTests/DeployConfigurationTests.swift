@@ -1,7 +1,7 @@
-import FCMSender
+import FCM
 import Foundation
 import HeraldTestSupport
-import HMSSender
+import HMS
 import ServiceKit
 import Testing
 

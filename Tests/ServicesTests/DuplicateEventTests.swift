@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTransport
 import HeraldTestSupport
+import HTTPTransport
 import Messaging
 import ServiceKit
 import Testing

@@ -1,5 +1,5 @@
 import Testing
-import WebhookSender
+import Webhook
 
 /// The scopes the server-side request forgery guard reads addresses by.
 @Suite struct NetworkAddressTests {

@@ -5,7 +5,7 @@ import HeraldTestSupport
 import HTTPTransport
 import ProviderSandbox
 import Testing
-import WebhookSender
+import Webhook
 
 /// Forwards to a real local HTTP receiver (the sandbox's), over real HTTP: signatures,
 /// answers, and the server-side request forgery guard.

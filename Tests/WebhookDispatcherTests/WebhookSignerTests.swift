@@ -1,7 +1,7 @@
 import Foundation
 import HeraldTestSupport
 import Testing
-import WebhookSender
+import Webhook
 
 /// Standard Webhooks signing, checked against the specification's example and the reference
 /// library for Python.

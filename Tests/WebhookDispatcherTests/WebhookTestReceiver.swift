@@ -4,7 +4,7 @@ import HeraldModel
 import HeraldTestSupport
 import HTTPTransport
 import ProviderSandbox
-import WebhookSender
+import Webhook
 
 /// The sandbox's webhook receiver (plain HTTP on 127.0.0.1), and clients forwarding to it.
 extension TestSandbox {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
 
 struct Queues: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
 
 struct DeadLetters: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

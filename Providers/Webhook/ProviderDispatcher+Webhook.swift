@@ -4,10 +4,7 @@ import HTTPTransport
 import Logging
 import ServiceKit
 
-/// Webhook forwards for every app of the configuration: `ProviderDispatcher` with a
-/// `WebhookClient` for each app that has a webhook URL (`delivery.url`).
-public typealias WebhookDispatcher = ProviderDispatcher<WebhookClient>
-
+/// Webhook forwards for every app of the configuration: a `WebhookClient` for each app with its settings.
 extension ProviderDispatcher where Client == WebhookClient {
     /// Reads every app's signing secrets; throws `ConfigurationError` naming the app's setting.
     public init(webhookApps apps: AppsConfiguration, settings: WebhookSettings = WebhookSettings(), resolver: any HostResolver = SystemHostResolver(), logger: Logger) throws {

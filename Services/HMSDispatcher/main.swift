@@ -4,6 +4,6 @@
 // broker-scheduled retries follow.
 import DispatchKit
 import HeraldProviders
-import HMSSender
+import HMS
 
 await DispatcherService.main(HMSProvider(), registry: .herald)

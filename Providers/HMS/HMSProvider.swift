@@ -25,7 +25,7 @@ public struct HMSProvider: DispatchProvider, ConfiguredProvider {
         DispatchStage.Batching(prefetch: try HMSEnvironment.read(environment).prefetch)
     }
 
-    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> HMSDispatcher {
-        try HMSDispatcher(hmsApps: apps, logger: logger)
+    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> ProviderDispatcher<HMSClient> {
+        try ProviderDispatcher<HMSClient>(hmsApps: apps, logger: logger)
     }
 }

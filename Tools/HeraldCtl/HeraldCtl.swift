@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
 
 /// `heraldctl`: operate a Herald deployment from a terminal or a script.
 @main

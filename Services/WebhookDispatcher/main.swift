@@ -4,6 +4,6 @@
 // (410) and broker-scheduled retries follow.
 import DispatchKit
 import HeraldProviders
-import WebhookSender
+import Webhook
 
 await DispatcherService.main(WebhookProvider(), registry: .herald)

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldControl
 import Foundation
+import HeraldControl
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

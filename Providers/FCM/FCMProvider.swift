@@ -27,7 +27,7 @@ public struct FCMProvider: DispatchProvider, ConfiguredProvider {
         DispatchStage.Batching(prefetch: 200)
     }
 
-    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> FCMDispatcher {
-        try FCMDispatcher(fcmApps: apps, logger: logger)
+    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> ProviderDispatcher<FCMClient> {
+        try ProviderDispatcher<FCMClient>(fcmApps: apps, logger: logger)
     }
 }

@@ -4,10 +4,7 @@ import HTTPTransport
 import Logging
 import ServiceKit
 
-/// Push Kit for every app of the configuration: `ProviderDispatcher` with an `HMSClient` for
-/// each app that has `hms` settings.
-public typealias HMSDispatcher = ProviderDispatcher<HMSClient>
-
+/// Push Kit for every app of the configuration: a `HMSClient` for each app with its settings.
 extension ProviderDispatcher where Client == HMSClient {
     /// Reads every app's client secret; throws `ConfigurationError` naming the app's setting.
     public init(hmsApps apps: AppsConfiguration, streams: Int = 100, logger: Logger) throws {

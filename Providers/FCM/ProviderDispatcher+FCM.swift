@@ -4,10 +4,7 @@ import HTTPTransport
 import Logging
 import ServiceKit
 
-/// FCM for every app of the configuration: `ProviderDispatcher` with an `FCMClient` for each
-/// app that has `fcm` settings.
-public typealias FCMDispatcher = ProviderDispatcher<FCMClient>
-
+/// FCM for every app of the configuration: a `FCMClient` for each app with its settings.
 extension ProviderDispatcher where Client == FCMClient {
     /// Reads every app's service account; throws `ConfigurationError` naming the app's setting.
     public init(fcmApps apps: AppsConfiguration, streams: Int = 100, logger: Logger) throws {

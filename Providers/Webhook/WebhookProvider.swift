@@ -26,7 +26,7 @@ public struct WebhookProvider: DispatchProvider {
         DispatchStage.Batching(prefetch: try WebhookSettings.fromEnvironment(environment).prefetch, batchesInFlight: 8)
     }
 
-    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> WebhookDispatcher {
-        try WebhookDispatcher(webhookApps: apps, settings: WebhookSettings.fromEnvironment(environment), logger: logger)
+    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> ProviderDispatcher<WebhookClient> {
+        try ProviderDispatcher<WebhookClient>(webhookApps: apps, settings: WebhookSettings.fromEnvironment(environment), logger: logger)
     }
 }
