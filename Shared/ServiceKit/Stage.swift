@@ -57,8 +57,9 @@ public struct Stage<Input: Contract>: Service {
         case batch(size: Int, inFlight: Int, BatchHandler, committed: BatchCommitted?, released: Released?)
     }
 
-    /// Test seams: run between publishing the outputs and acknowledging the input.
-    public struct Hooks: Sendable {
+    /// Test seams: run between publishing the outputs and acknowledging the input. Not part
+    /// of the public API: tests reach them through HeraldTestSupport (`Stage.withHooks`).
+    @_spi(Testing) public struct Hooks: Sendable {
         public var afterPublish: (@Sendable (ReceivedMessage) async -> Void)?
         public init(afterPublish: (@Sendable (ReceivedMessage) async -> Void)? = nil) {
             self.afterPublish = afterPublish
@@ -77,7 +78,16 @@ public struct Stage<Input: Contract>: Service {
 
     public init(
         _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, maxAttempts: Int = 5,
-        runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: Committed? = nil, handler: @escaping Handler
+        runtime: ServiceRuntime, committed: Committed? = nil, handler: @escaping Handler
+    ) {
+        self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: Hooks(),
+                  work: .single(handler, committed: committed))
+    }
+
+    /// A per-message stage with test seams.
+    @_spi(Testing) public init(
+        _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, maxAttempts: Int = 5,
+        runtime: ServiceRuntime, hooks: Hooks, committed: Committed? = nil, handler: @escaping Handler
     ) {
         self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
                   work: .single(handler, committed: committed))
@@ -87,10 +97,10 @@ public struct Stage<Input: Contract>: Service {
     /// `batchesInFlight` at once (see the type's notes).
     public init(
         _ name: String? = nil, consuming queue: QueueSpec, prefetch: UInt16 = 64, batchSize: Int, batchesInFlight: Int = 1, maxAttempts: Int = 5,
-        runtime: ServiceRuntime, hooks: Hooks = Hooks(), committed: BatchCommitted? = nil, released: Released? = nil,
+        runtime: ServiceRuntime, committed: BatchCommitted? = nil, released: Released? = nil,
         batchHandler: @escaping BatchHandler
     ) {
-        self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks,
+        self.init(name, queue: queue, prefetch: prefetch, maxAttempts: maxAttempts, runtime: runtime, hooks: Hooks(),
                   work: .batch(size: max(1, batchSize), inFlight: max(1, batchesInFlight), batchHandler, committed: committed, released: released))
     }
 

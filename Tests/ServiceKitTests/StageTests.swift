@@ -44,12 +44,20 @@ struct StageFixture {
     }
 
     /// A stage that re-publishes each event to the output queue, unless `handler` says otherwise.
-    func stage(maxAttempts: Int = 5, hooks: Stage<NotificationEvent>.Hooks = .init(), handler: (@Sendable (NotificationEvent) async throws -> Void)? = nil) -> Stage<NotificationEvent> {
+    /// `afterPublish` runs between publishing an input's outputs and acknowledging it.
+    func stage(
+        maxAttempts: Int = 5, handler: (@Sendable (NotificationEvent) async throws -> Void)? = nil,
+        afterPublish: (@Sendable (ReceivedMessage) async -> Void)? = nil
+    ) -> Stage<NotificationEvent> {
         let output = output
-        return Stage(consuming: work.queue, prefetch: 8, maxAttempts: maxAttempts, runtime: runtime, hooks: hooks) { event in
+        let republish: Stage<NotificationEvent>.Handler = { event in
             try await handler?(event)
             return [try .publish(event, to: output, routingKey: "out")]
         }
+        guard let afterPublish else {
+            return Stage(consuming: work.queue, prefetch: 8, maxAttempts: maxAttempts, runtime: runtime, handler: republish)
+        }
+        return Stage.withHooks(consuming: work.queue, prefetch: 8, maxAttempts: maxAttempts, runtime: runtime, afterPublish: afterPublish, handler: republish)
     }
 
     /// Runs `stage` in a service group; returns the group to shut it down gracefully.
@@ -79,13 +87,13 @@ struct StageTests {
     func outputsConfirmedBeforeAck() async throws {
         let fixture = try StageFixture()
         let calls = Inbox()
-        let stage = fixture.stage(hooks: .init(afterPublish: { message in
+        let stage = fixture.stage(afterPublish: { message in
             await calls.add(message)
             if await calls.count == 1 {
                 // The outputs are confirmed; the stage now dies before it can ack.
                 try? await TestBroker.closeConnection(named: fixture.runtime.connection("stage:\(fixture.work.queue.name)").name)
             }
-        }))
+        })
         let outputsCollector = fixture.collect(fixture.outputQueue)
         let outputs = outputsCollector.inbox
         let (group, running) = fixture.start(stage)
