@@ -46,10 +46,15 @@ public enum DispatchStage {
         public var prefetch: UInt16
         /// Batches sent at once: while they are in flight, the next gathers what arrives.
         public var batchesInFlight: Int
+        /// The most requests handed to the client at once: a batch of packs can hold a
+        /// hundred times `prefetch` requests, and goes in slices of this many, one after the
+        /// other, so a fan-out does not queue at the transport past its wait limit.
+        public var sendLimit: Int
 
-        public init(prefetch: UInt16, batchesInFlight: Int = 4) {
+        public init(prefetch: UInt16, batchesInFlight: Int = 4, sendLimit: Int? = nil) {
             self.prefetch = prefetch
             self.batchesInFlight = max(1, batchesInFlight)
+            self.sendLimit = max(1, sendLimit ?? Int(prefetch))
         }
     }
 
@@ -81,7 +86,7 @@ public enum DispatchStage {
         for result in ["delivered", "failed", "revoked", "retried", "expired"] { _ = results[ResultKey(platform: platform, result: result)] }
         for tier in HeraldTopology.retryTiers { _ = retries[TierKey(platform: platform, tier: tier)] }
         let batch = Batch(
-            platform: platform, routes: routes, policy: policy, now: now, record: record,
+            platform: platform, routes: routes, policy: policy, now: now, record: record, sendLimit: batching.sendLimit,
             inFlight: record.map { _ in InFlightSends() }, send: send, logger: runtime.logger,
             suppressed: Counter(label: "herald_dispatch_duplicates_suppressed_total", dimensions: [("platform", platform.rawValue)]))
         return Stage(
@@ -100,6 +105,7 @@ public enum DispatchStage {
         let policy: RetryPolicy
         let now: @Sendable () -> Date
         let record: SentRecord?
+        let sendLimit: Int
         let inFlight: InFlightSends?
         let send: Send
         let logger: Logger
@@ -145,9 +151,10 @@ public enum DispatchStage {
                 }
             }
             var results = [SendResult?](repeating: nil, count: requests.count)
-            if !toSend.isEmpty {
-                let answers = await send(toSend.map { requests[$0] })
-                for (position, index) in toSend.enumerated() {
+            for start in stride(from: 0, to: toSend.count, by: sendLimit) {
+                let slice = toSend[start..<min(toSend.count, start + sendLimit)]
+                let answers = await send(slice.map { requests[$0] })
+                for (position, index) in slice.enumerated() {
                     let result = position < answers.count ? answers[position] : BatchParts.missing
                     results[index] = result
                     if let record, case .delivered = result { record.insert(requests[index].deliveryId, at: sentAt) }

@@ -8,6 +8,7 @@ import Logging
 import Messaging
 import ServiceKit
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// The FCM dispatcher's stage on the real broker and the sandbox, between private queues,
@@ -143,6 +144,30 @@ struct DispatchStageTests {
         }
         await transport.close()
         await sandbox.stop()
+    }
+
+    /// A pack holds up to a hundred requests a message, so a batch can outgrow what the
+    /// transport should queue: the stage hands the client slices of `sendLimit`.
+    @Test func aBatchLargerThanTheSendLimitGoesToTheClientInSlices() async throws {
+        let fixture = try DispatchFixture()
+        let sizes = Mutex<[Int]>([])
+        let stage = DispatchStage.make(
+            runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, batching: .init(prefetch: 10, sendLimit: 30)
+        ) { batch in
+            sizes.withLock { $0.append(batch.count) }
+            return batch.map { _ in .delivered(providerId: nil) }
+        }
+        let requests = (0..<200).map { FCMTestSandbox.request(token: "slice-\($0)") }
+        try await fixture.harness.run([stage], collecting: ["outcomes"]) { collectors in
+            let pack = MessagePack.pack(try requests.map {
+                try OutgoingMessage(contract: $0, exchange: fixture.harness.work.exchange.name, routingKey: "work")
+            })
+            try await fixture.harness.runtime.requirePublisher.publish(contentsOf: pack)
+            try await collectors[0].inbox.waitUntil("an outcome per request") { $0.count == requests.count }
+        }
+        let handed = sizes.withLock { $0 }
+        #expect(handed.reduce(0, +) == requests.count)
+        #expect(handed.allSatisfy { $0 <= 30 } && handed.contains(30), "\(handed)")
     }
 
     @Test func anExpiredRequestIsNotSent() async throws {
