@@ -85,7 +85,8 @@ public enum TestBroker {
     /// Closes, on the broker side, every connection whose name is `name`.
     public static func closeConnection(named name: String) async throws {
         var closed = 0
-        let deadline = ContinuousClock.now + .seconds(10)
+        // rabbitmqctl takes seconds to start, more when the suite loads both cores.
+        let deadline = ContinuousClock.now + .seconds(60)
         while closed == 0 {
             let listing = try await rabbitmqctl("list_connections", "pid", "client_properties")
             for line in listing.split(separator: "\n") where line.contains("\"\(name)\"") {
@@ -169,8 +170,10 @@ public actor Inbox {
     public var ids: [String] { messages.compactMap(\.properties.messageId) }
     public var count: Int { messages.count }
 
-    /// Waits until `condition` holds over the inbox, or fails after `timeout`.
-    public func waitUntil(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable ([ReceivedMessage]) -> Bool) async throws {
+    /// Waits until `condition` holds over the inbox, or fails after `timeout`. The default is
+    /// long: when the whole suite starts at once on two cores, a broker round trip can take
+    /// tens of seconds, and a passing test never waits it out.
+    public func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: @Sendable ([ReceivedMessage]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(messages) {
             if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what) (have \(messages.count) messages)") }
@@ -179,8 +182,8 @@ public actor Inbox {
     }
 }
 
-/// Waits until `condition` is true, or fails after `timeout`.
-public func eventually(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+/// Waits until `condition` is true, or fails after `timeout` (long by default, as above).
+public func eventually(timeout: Duration = .seconds(60), _ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         if ContinuousClock.now > deadline { throw TestFailure("timed out waiting for \(what)") }
