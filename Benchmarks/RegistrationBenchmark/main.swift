@@ -10,11 +10,11 @@
 import BenchmarkSupport
 import Foundation
 import HeraldModel
-import Logging
 import Messaging
 import Registry
 import ServiceKit
 import ServiceLifecycle
+import Logging
 
 let arguments = CommandLine.arguments.dropFirst()
 let mode = arguments.first ?? "fanout"

@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Crypto
+import _CryptoExtras
 import Foundation
 
 /// JWE compact serialization (RFC 7516) with `alg` `RSA-OAEP-256` and `enc` `A256GCM`: a

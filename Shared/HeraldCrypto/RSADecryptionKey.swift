@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Crypto
+import _CryptoExtras
 import Foundation
 
 /// The private RSA key an app keeps for an email address: it decrypts the JWE payloads Herald

@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Crypto
+import _CryptoExtras
 import Foundation
 
 /// The RSA public key registered with an email address, for JWE `RSA-OAEP-256`: 2048 to

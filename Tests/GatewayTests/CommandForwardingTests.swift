@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Crypto
+import _CryptoExtras
 import Foundation
 import HeraldCrypto
 import HeraldModel

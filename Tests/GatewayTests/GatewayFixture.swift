@@ -172,7 +172,7 @@ final class GatewayFixture: Sendable {
     }
 
     /// Waits until `condition` holds over this app's events.
-    func waitForEvents(timeout: Duration = .seconds(20), _ what: String, _ condition: @escaping @Sendable ([NotificationEvent]) -> Bool) async throws {
+    func waitForEvents(timeout: Duration = .seconds(60), _ what: String, _ condition: @escaping @Sendable ([NotificationEvent]) -> Bool) async throws {
         try await eventually(timeout: timeout, what) { [self] in condition(try await published()) }
     }
 }

@@ -106,7 +106,7 @@ struct ProviderPluginTests {
         ]
         try await harness.run(stages, collecting: ["outcomes"]) { collectors in
             for event in events { try await harness.publish(event) }
-            try await collectors[0].inbox.waitUntil(timeout: .seconds(30), "an outcome of each event") { $0.count == 2 }
+            try await collectors[0].inbox.waitUntil("an outcome of each event") { $0.count == 2 }
             let outcomes = try await collectors[0].inbox.messages.map { try $0.decode(Outcome.self) }
             #expect(outcomes.allSatisfy { $0.status == .delivered && $0.reason == "north-\($0.deliveryId)" }, "\(outcomes.map { "\($0.eventId) \($0.status) \($0.reason ?? "-")" })")
         }

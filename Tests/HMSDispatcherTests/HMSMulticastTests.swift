@@ -62,7 +62,7 @@ struct HMSMulticastTests {
                 })
                 try await harness.runtime.requirePublisher.publish(contentsOf: pack)
             }
-            try await collectors[0].inbox.waitUntil(timeout: .seconds(30), "an outcome per delivery") { $0.count == count }
+            try await collectors[0].inbox.waitUntil("an outcome per delivery") { $0.count == count }
             let outcomes = try await collectors[0].inbox.messages.map { try $0.decode(Outcome.self) }
             #expect(outcomes.allSatisfy { $0.status == .delivered })
             #expect(Set(outcomes.map(\.deliveryId)) == Set(requests.map(\.deliveryId)))

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTestSupport
 import Messaging
+import HeraldTestSupport
 import Testing
 
 /// Restarts the broker application, so it must not run beside other integration tests:

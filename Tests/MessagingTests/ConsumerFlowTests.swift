@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTestSupport
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTestSupport
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Dead-lettering", .enabled(if: TestBroker.shouldRun))

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTestSupport
 import Messaging
+import HeraldTestSupport
 import Testing
 
 @Suite("Request/reply", .enabled(if: TestBroker.shouldRun))

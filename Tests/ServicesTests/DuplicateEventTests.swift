@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTestSupport
 import HTTPTransport
+import HeraldTestSupport
 import Messaging
 import ServiceKit
 import Testing

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import HeraldControl
+import Foundation
 
 /// `heraldctl`: operate a Herald deployment from a terminal or a script.
 @main

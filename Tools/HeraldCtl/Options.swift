@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import HeraldControl
+import Foundation
 import Messaging
 
 /// Where Herald is and how to print: the options every command takes, each with its

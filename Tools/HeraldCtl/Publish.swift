@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import HeraldControl
+import Foundation
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import HeraldControl
+import Foundation
 
 struct Queues: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
