@@ -328,6 +328,7 @@ let package = Package(
             name: "HeraldTestSupport",
             dependencies: [
                 "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox", "HeraldStorage", "HeraldProviders",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

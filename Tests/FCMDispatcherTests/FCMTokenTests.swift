@@ -1,7 +1,7 @@
-import _CryptoExtras
 import FCM
 import Foundation
 import HeraldModel
+import HeraldTestSupport
 import Synchronization
 import Testing
 
@@ -43,16 +43,14 @@ struct FCMTokenTests {
     @Test func aServiceAccountWithTheWrongKeyFailsPermanentlyWithTheTokenEndpointsReason() async throws {
         let sandbox = try await FCMTestSandbox.start()
         let transport = sandbox.transport()
-        let other = try await FCMTestSandbox.start()
         var account = sandbox.account
-        account.privateKey = other.account.privateKey
+        account.privateKey = Self.pem
         guard case .failed(let code, let reason) = await sandbox.client(account: account, transport: transport).send(FCMTestSandbox.request(token: "good-c")) else {
             Issue.record("not failed"); return
         }
         #expect(code.raw == "CREDENTIALS" && reason.contains("400"))
         await transport.close()
         await sandbox.stop()
-        await other.stop()
     }
 
     @Test func theAssertionCarriesTheClaimsGoogleExpects() throws {
@@ -74,7 +72,7 @@ struct FCMTokenTests {
         #expect(claims["iat"] as? Int == 1_800_000_000 && claims["exp"] as? Int == 1_800_003_600)
     }
 
-    /// A throwaway key for the claims test.
-    static let pem = try! _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+    /// A key no sandbox account has.
+    static let pem = TestKeys.otherRSA2048
 }
 

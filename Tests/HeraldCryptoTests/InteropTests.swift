@@ -35,7 +35,7 @@ struct InteropTests {
         #expect(try WebPushEncryption.decrypt(body, privateKey: privateKey, authSecret: auth) == Self.plaintext)
     }
 
-    nonisolated(unsafe) static let rsa = try! _RSA.Encryption.PrivateKey(keySize: .bits2048)
+    nonisolated(unsafe) static let rsa = TestKeys.encryptionKey(TestKeys.rsa2048)
 
     @Test func aHeraldJWEDecryptsWithJoserfc() async throws {
         let compact = try JWE.encrypt(Self.plaintext, to: RSAEncryptionKey(Self.rsa.publicKey.pemRepresentation), keyId: "k-7")

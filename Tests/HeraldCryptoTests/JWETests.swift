@@ -2,11 +2,12 @@ import Crypto
 import _CryptoExtras
 import Foundation
 import HeraldCrypto
+import HeraldTestSupport
 import Testing
 
 struct JWETests {
-    nonisolated(unsafe) static let key2048 = try! _RSA.Encryption.PrivateKey(keySize: .bits2048)
-    nonisolated(unsafe) static let key4096 = try! _RSA.Encryption.PrivateKey(keySize: .bits4096)
+    nonisolated(unsafe) static let key2048 = TestKeys.encryptionKey(TestKeys.rsa2048)
+    nonisolated(unsafe) static let key4096 = TestKeys.encryptionKey(TestKeys.rsa4096)
 
     @Test(arguments: [2048, 4096])
     func aPlaintextRoundTripsAndTheHeaderNamesTheAlgorithmsAndKeyId(bits: Int) throws {

@@ -2,6 +2,7 @@ import Crypto
 import _CryptoExtras
 import Foundation
 import HeraldCrypto
+import HeraldTestSupport
 import Testing
 
 struct KeyParsingTests {
@@ -55,7 +56,7 @@ struct KeyParsingTests {
         }
     }
 
-    nonisolated(unsafe) static let rsa2048 = try! _RSA.Encryption.PrivateKey(keySize: .bits2048)
+    nonisolated(unsafe) static let rsa2048 = TestKeys.encryptionKey(TestKeys.rsa2048)
 
     @Test func anRSAKeyIsAcceptedAsSPKIPEMPKCS1PEMAndBase64DER() throws {
         let publicKey = Self.rsa2048.publicKey

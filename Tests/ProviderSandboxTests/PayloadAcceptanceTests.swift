@@ -18,7 +18,7 @@ struct PayloadAcceptanceTests {
     static let deviceKey = DeviceKey(
         keyId: "k1", p256dh: Base64URL.encode(devicePrivate.publicKey.x963Representation),
         auth: Base64URL.encode(Data(repeating: 3, count: 16)))
-    nonisolated(unsafe) static let rsa = try! _RSA.Encryption.PrivateKey(keySize: .bits2048)
+    nonisolated(unsafe) static let rsa = TestKeys.encryptionKey(TestKeys.rsa2048)
 
     static func delivery(_ platform: Platform, os: DeviceOS, kind: String = "message.created", data: [String: String] = ["channelId": "c1"],
                          key: DeviceKey? = nil, address: Bool = false, hideData: Bool = false) -> Delivery {

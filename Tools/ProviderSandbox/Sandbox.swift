@@ -25,6 +25,10 @@ public final class Sandbox: Sendable {
     private let demo = Mutex<(account: ServiceAccount?, key: _RSA.Signing.PublicKey?)>((nil, nil))
     private let logger: Logger
 
+    /// The demo account's RSA key, made once a process: a 2048-bit key takes a good part of a
+    /// second of CPU to generate, and a test process starts dozens of sandboxes at once.
+    private static let demoKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
     public init(configuration: SandboxConfiguration, logger: Logger = Logger(label: "herald.sandbox")) throws {
         self.configuration = configuration
         self.logger = logger
@@ -34,7 +38,8 @@ public final class Sandbox: Sendable {
         var accounts = configuration.serviceAccounts
         var clients = configuration.hmsClients
         if configuration.demoCredentials {
-            let account = try ServiceAccount.generate(projectId: "herald-demo", tokenUri: "https://localhost:\(configuration.httpsPort ?? 8443)/token")
+            let account = try ServiceAccount.generate(
+                projectId: "herald-demo", tokenUri: "https://localhost:\(configuration.httpsPort ?? 8443)/token", key: Self.demoKey.get())
             demo.withLock { $0 = (account, try? account.publicKey()) }
             accounts.append(account)
             let client = SandboxConfiguration.HMSClient(clientId: "100000001", clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))

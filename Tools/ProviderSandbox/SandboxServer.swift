@@ -50,7 +50,13 @@ public final class RunningSandbox: Sendable {
         let https = SandboxServer.https(sandbox, host: "127.0.0.1", port: 0, logger: logger) { await ports.set(\.https, $0) }
         let group = ServiceGroup(services: [http, https], logger: logger)
         let task = Task { try await group.run() }
-        let (httpPort, httpsPort) = try await ports.wait(task: task)
+        let httpPort: Int, httpsPort: Int
+        do {
+            (httpPort, httpsPort) = try await ports.wait(task: task)
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
+        }
         return RunningSandbox(sandbox: sandbox, httpPort: httpPort, httpsPort: httpsPort, group: group, task: task)
     }
 
@@ -82,10 +88,10 @@ private actor PortWaiter {
     }
 
     func wait(task: Task<Void, any Error>) async throws -> (Int, Int) {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             if let http = ports.http, let https = ports.https { return (http, https) }
-            if ContinuousClock.now > deadline { throw SandboxError("the sandbox did not start listening within 30 s") }
+            if ContinuousClock.now > deadline { throw SandboxError("the sandbox did not start listening within 60 s") }
             try await Task.sleep(for: .milliseconds(10))
         }
     }

@@ -33,9 +33,9 @@ public struct ServiceAccount: Codable, Sendable, Hashable {
         self.tokenUri = tokenUri
     }
 
-    /// A new account with a fresh 2048-bit RSA key.
-    public static func generate(projectId: String, tokenUri: String) throws -> ServiceAccount {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    /// A new account with a fresh 2048-bit RSA key, or with `key`.
+    public static func generate(projectId: String, tokenUri: String, key: _RSA.Signing.PrivateKey? = nil) throws -> ServiceAccount {
+        let key = try key ?? _RSA.Signing.PrivateKey(keySize: .bits2048)
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         return ServiceAccount(
             projectId: projectId, privateKeyId: id, privateKeyPEM: key.pemRepresentation,
