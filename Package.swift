@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "HeraldDomain", targets: ["HeraldDomain"]),
         .library(name: "HeraldProviders", targets: ["HeraldProviders"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
         // What an app links to open Herald's pushes: HeraldCrypto and Foundation only.
@@ -85,7 +86,7 @@ let package = Package(
         .target(
             name: "DispatchKit",
             dependencies: [
-                "HeraldModel", "Messaging", "ServiceKit", "HTTPTransport",
+                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HeraldDomain", "HTTPTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -94,7 +95,7 @@ let package = Package(
         .target(
             name: "FCM",
             dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit",
+                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,7 +105,7 @@ let package = Package(
         .target(
             name: "HMS",
             dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ProviderMessages", "ServiceKit",
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ProviderMessages", "ServiceKit", "HeraldDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -113,7 +114,7 @@ let package = Package(
         .target(
             name: "Webhook",
             dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit",
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -152,7 +153,7 @@ let package = Package(
         .target(
             name: "Payloads",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging",
+                "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging",
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Payloads"
@@ -160,7 +161,7 @@ let package = Package(
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "HeraldModel", "ServiceKit", "Messaging",
+                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -186,7 +187,7 @@ let package = Package(
         .target(
             name: "Registry",
             dependencies: [
-                "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldStorage",
+                "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -198,7 +199,7 @@ let package = Package(
         .target(
             name: "PreferenceRules",
             dependencies: [
-                "HeraldModel", "ServiceKit", "Messaging", "HeraldStorage",
+                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -218,18 +219,33 @@ let package = Package(
             ],
             path: "Shared/Messaging"
         ),
+        // The runtime every service runs on: stages, health, metrics, logging, the broker's
+        // publisher. It knows nothing of apps, platforms or events.
         .target(
             name: "ServiceKit",
             dependencies: [
-                "HeraldModel", "Messaging",
+                "Messaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             path: "Shared/ServiceKit"
+        ),
+        // Herald's domain on that runtime: the apps file and the provider plug-in API, the
+        // broker topology, contracts on the wire, the dead-letter reporter, command servers.
+        .target(
+            name: "HeraldDomain",
+            dependencies: [
+                "ServiceKit", "HeraldModel", "Messaging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Shared/HeraldDomain"
         ),
         .target(
             name: "ProviderSandbox",
@@ -254,13 +270,13 @@ let package = Package(
         ),
         .target(
             name: "HeraldControl",
-            dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HTTPTransport"],
+            dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport"],
             path: "Tools/HeraldControl"
         ),
         .executableTarget(
             name: "HeraldCtl",
             dependencies: [
-                "HeraldControl", "HeraldProviders", "ServiceKit", "Messaging",
+                "HeraldControl", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/HeraldCtl"
@@ -278,7 +294,7 @@ let package = Package(
         .target(
             name: "BenchmarkSupport",
             dependencies: [
-                "HeraldModel", "Messaging", "ServiceKit",
+                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -287,7 +303,7 @@ let package = Package(
         .executableTarget(
             name: "RegistrationBenchmark",
             dependencies: [
-                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit",
+                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -305,18 +321,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "WebhookBenchmark",
-            dependencies: ["BenchmarkSupport", "Webhook", "ProviderSandbox", "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit"],
+            dependencies: ["BenchmarkSupport", "Webhook", "ProviderSandbox", "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain"],
             path: "Benchmarks/WebhookBenchmark"
         ),
         .executableTarget(
             name: "PreferencesBenchmark",
-            dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit"],
+            dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit", "HeraldDomain"],
             path: "Benchmarks/PreferencesBenchmark"
         ),
         .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: [
-                "HeraldProviders", "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit",
+                "HeraldProviders", "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -327,7 +343,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "ProviderSandbox", "HeraldStorage", "HeraldProviders",
+                "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldStorage", "HeraldProviders",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -364,7 +380,7 @@ let package = Package(
         .testTarget(
             name: "PayloadsTests",
             dependencies: [
-                "HeraldProviders", "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -377,7 +393,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "DispatchKit", "Payloads", "HTTPTransport",
-                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -391,7 +407,7 @@ let package = Package(
         .testTarget(
             name: "RegistryTests",
             dependencies: [
-                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -404,7 +420,7 @@ let package = Package(
         .testTarget(
             name: "PreferenceRulesTests",
             dependencies: [
-                "PreferenceRules", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "PreferenceRules", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -413,7 +429,7 @@ let package = Package(
         .testTarget(
             name: "FCMDispatcherTests",
             dependencies: [
-                "FCM", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport",
+                "FCM", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -422,7 +438,7 @@ let package = Package(
         .testTarget(
             name: "HMSDispatcherTests",
             dependencies: [
-                "HMS", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                "HMS", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HMSDispatcherTests"
@@ -439,7 +455,7 @@ let package = Package(
         .testTarget(
             name: "DispatchKitTests",
             dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldTestSupport",
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -460,7 +476,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "HeraldProviders", "FCM", "HMS", "ServiceKit", "Messaging", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "FCM", "HMS", "ServiceKit", "HeraldDomain", "Messaging", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -481,7 +497,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
+                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -490,22 +506,22 @@ let package = Package(
         // The executables: thin mains over their modules.
         .executableTarget(
             name: "Gateway",
-            dependencies: ["GatewayAPI", "HeraldProviders", "ServiceKit", "Messaging"],
+            dependencies: ["GatewayAPI", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging"],
             path: "Services/Gateway"
         ),
         .executableTarget(
             name: "Registration",
-            dependencies: ["Registry", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
+            dependencies: ["Registry", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel"],
             path: "Services/Registration"
         ),
         .executableTarget(
             name: "Preferences",
-            dependencies: ["PreferenceRules", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldModel"],
+            dependencies: ["PreferenceRules", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel"],
             path: "Services/Preferences"
         ),
         .executableTarget(
             name: "Encryption",
-            dependencies: ["Payloads", "HeraldProviders", "ServiceKit"],
+            dependencies: ["Payloads", "HeraldProviders", "ServiceKit", "HeraldDomain"],
             path: "Services/Encryption"
         ),
         .executableTarget(
@@ -526,7 +542,7 @@ let package = Package(
         .executableTarget(
             name: "Sandbox",
             dependencies: [
-                "ProviderSandbox", "ServiceKit",
+                "ProviderSandbox", "ServiceKit", "HeraldDomain",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -10,6 +10,7 @@ import BenchmarkSupport
 import Crypto
 import Foundation
 import HeraldCrypto
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import Payloads
@@ -65,11 +66,12 @@ case "crypto":
 case "stage":
     let count = Int(arguments.dropFirst().first ?? "20000") ?? 20000
     let encrypted = (arguments.dropFirst(2).first ?? "aes128gcm") != "plain"
+    let herald = try HeraldConfiguration(providers: .herald)
     let elapsed = try await StageThroughput.measure(
         label: "encryption", count: count, outputKey: "fcm",
         input: { delivery($0, key: encrypted ? deviceKey : nil) },
         stage: { runtime, routes in
-            EncryptionStage.make(runtime: runtime, routes: routes, prefetch: 512)
+            EncryptionStage.make(runtime: runtime, herald: herald, routes: routes, prefetch: 512)
         })
     let seconds = StageThroughput.seconds(elapsed)
     print(#"{"measure":"stage_deliveries_per_s","payload":"\#(encrypted ? "aes128gcm" : "plain")","deliveries":\#(count),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)

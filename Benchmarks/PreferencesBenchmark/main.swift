@@ -9,6 +9,7 @@
 //       published with confirms; reports deliveries/s until the last one arrives.
 import BenchmarkSupport
 import Foundation
+import HeraldDomain
 import HeraldModel
 import PreferenceRules
 import ServiceKit
@@ -75,7 +76,7 @@ case "stage":
         label: "preferences", count: count, outputKey: HeraldTopology.RoutingKey.allowed,
         input: { delivery($0) },
         stage: { runtime, routes in
-            PreferencesStage.make(runtime: runtime, store: openStore, routes: routes, prefetch: 512)
+            PreferencesStage.make(runtime: runtime, apps: AppsConfiguration(), store: openStore, routes: routes, prefetch: 512)
         })
     let seconds = StageThroughput.seconds(elapsed)
     print(#"{"measure":"stage_deliveries_per_s","deliveries":\#(count),"seconds":\#(String(format: "%.2f", seconds)),"perSecond":\#(Int(Double(count) / seconds))}"#)

@@ -9,6 +9,7 @@
 //       gateway's path, without HTTP).
 import BenchmarkSupport
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Messaging
 import Registry
@@ -43,7 +44,7 @@ case "fanout":
         name: "herald-registration-bench", defaultPort: 0, environment: ["HERALD_AMQP_URL": url, "HERALD_LOG_LEVEL": "error"],
         topology: AMQPTopology(exchanges: [routes.output, routes.outcomes], queues: [routes.input, output],
                                bindings: [BindingSpec(exchange: routes.output.name, queue: output.name, routingKey: "resolved")]))
-    let group = ServiceGroup(services: [RegistrationStages.resolving(runtime: runtime, store: store, routes: routes)], logger: Logger(label: "bench"))
+    let group = ServiceGroup(services: [RegistrationStages.resolving(runtime: runtime, apps: AppsConfiguration(), store: store, routes: routes)], logger: Logger(label: "bench"))
     let running = Task { try await group.run() }
     while !runtime.readiness.isReady { try await Task.sleep(for: .milliseconds(20)) }
     let collected = Consumer(configuration: runtime.connection("collect"), queue: output.name, prefetch: 1000)

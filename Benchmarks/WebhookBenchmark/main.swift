@@ -11,6 +11,7 @@
 import BenchmarkSupport
 import DispatchKit
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HTTPTransport
 import Logging

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import ServiceKit
 
 /// An app's `fcm` section of the apps file: its Firebase service account, and where to send

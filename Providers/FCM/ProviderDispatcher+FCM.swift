@@ -1,4 +1,5 @@
 import DispatchKit
+import HeraldDomain
 import HeraldModel
 import HTTPTransport
 import Logging

@@ -1,5 +1,6 @@
 import DispatchKit
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Logging
 import ProviderMessages

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import ServiceKit
 
 /// An app's `hms` section of the apps file: its Push Kit app and OAuth client, and where to

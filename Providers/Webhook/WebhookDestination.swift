@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import ServiceKit
 
 /// Where an app's forwards go: its webhook URL, the signer of its `whsec_` secret(s), and

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldDomain
 import ServiceKit
 
 /// The apps' API keys, kept as SHA-256 digests: a request's Bearer key is hashed and

@@ -1,3 +1,4 @@
+import HeraldDomain
 import ServiceKit
 
 /// Every route of the public API. `route` is the one table that says, for each endpoint,

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import Metrics
 import ServiceKit
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Messaging
 import Metrics
@@ -11,10 +12,12 @@ public enum EncryptionStage {
     /// Herald's routes: `encryption.allowed` in, `herald.dispatch` out.
     public static let routes = StageRoutes(input: HeraldTopology.Queue.encryptionAllowed, output: HeraldTopology.Exchange.dispatch)
 
-    public static func make(runtime: ServiceRuntime, routes: StageRoutes = EncryptionStage.routes, prefetch: UInt16 = 256) -> Stage<Delivery> {
-        let builder = PayloadBuilder(apps: runtime.apps, providers: runtime.providers)
+    public static func make(
+        runtime: ServiceRuntime, herald: HeraldConfiguration, routes: StageRoutes = EncryptionStage.routes, prefetch: UInt16 = 256
+    ) -> Stage<Delivery> {
+        let builder = PayloadBuilder(apps: herald.apps, providers: herald.providers)
         // Every series of the registry's platforms from the start, at zero.
-        for platform in runtime.providers.platforms {
+        for platform in herald.providers.platforms {
             for variant in DataMap.Variant.allCases {
                 for scheme in ["none", "aes128gcm", "jwe"] { _ = PayloadMetrics.built[PayloadMetrics.Key(platform: platform, variant: variant, scheme: scheme)] }
             }

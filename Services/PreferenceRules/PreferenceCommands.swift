@@ -1,3 +1,4 @@
+import HeraldDomain
 import HeraldModel
 import Messaging
 import ServiceKit

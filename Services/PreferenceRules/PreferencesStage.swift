@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Messaging
 import Metrics
@@ -10,8 +11,10 @@ public enum PreferencesStage {
     /// Herald's routes: `preferences.resolved` in, `herald.deliveries` out.
     public static let routes = StageRoutes(input: HeraldTopology.Queue.preferencesResolved, output: HeraldTopology.Exchange.deliveries)
 
-    public static func make(runtime: ServiceRuntime, store: PreferenceStore, routes: StageRoutes = PreferencesStage.routes, prefetch: UInt16 = 256) -> Stage<Delivery> {
-        let criticalKinds = runtime.apps.apps.mapValues { Set($0.criticalKinds) }
+    public static func make(
+        runtime: ServiceRuntime, apps: AppsConfiguration, store: PreferenceStore, routes: StageRoutes = PreferencesStage.routes, prefetch: UInt16 = 256
+    ) -> Stage<Delivery> {
+        let criticalKinds = apps.apps.mapValues { Set($0.criticalKinds) }
         let allowed = Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "allowed")])
         let filtered = Dictionary(uniqueKeysWithValues: FilterLevel.allCases.map {
             ($0, Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "filtered"), ("level", $0.rawValue)]))

@@ -1,16 +1,17 @@
 // herald-registration: the device registry. Resolves each event into one delivery per device,
 // applies token revocations, records what became of each delivery, and answers the gateway's device, key and sponsee commands.
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldStorage
 import Registry
 import ServiceKit
 
-await ServiceRuntime.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime in
+await HeraldService.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime, herald in
     let opened = try await runtime.openStore(schema: "registration")
     let store = try await RegistrationStores.open(opened)
     return ServiceParts(clients: opened.clients, services: [
-        RegistrationStages.resolving(runtime: runtime, store: store),
+        RegistrationStages.resolving(runtime: runtime, apps: herald.apps, store: store),
         RegistrationStages.revoking(runtime: runtime, store: store),
         RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
         DeadLetterReporter(runtime: runtime),

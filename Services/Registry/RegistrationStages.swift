@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Messaging
 import Metrics
@@ -25,10 +26,10 @@ public enum RegistrationStages {
     /// processed in one transaction once its deliveries are confirmed, so a crash in between
     /// redelivers the events and repeats the same ids.
     public static func resolving(
-        runtime: ServiceRuntime, store: any AudienceStore & EventClaimStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
+        runtime: ServiceRuntime, apps: AppsConfiguration, store: any AudienceStore & EventClaimStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
         batchesInFlight: Int = 1
     ) -> Stage<NotificationEvent> {
-        let resolver = AudienceResolver(store: store, apps: runtime.apps)
+        let resolver = AudienceResolver(store: store, apps: apps)
         let resolved = Counter(label: "herald_registration_deliveries_total")
         let repeated = Counter(label: "herald_registration_events_total", dimensions: [("result", "repeated")])
         let empty = Counter(label: "herald_registration_events_total", dimensions: [("result", "no_audience")])

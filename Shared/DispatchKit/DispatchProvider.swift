@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import Logging
 import ServiceKit
@@ -22,17 +23,18 @@ public enum DispatcherService {
     /// Runs `herald-<platform>` for `provider` until SIGTERM, with the providers of
     /// `registry` in its topology and its apps file checked against them.
     public static func main<Provider: DispatchProvider>(_ provider: Provider, registry: ProviderRegistry) async -> Never {
-        await ServiceRuntime.main(name: "herald-\(provider.platform)", defaultPort: provider.defaultPort, providers: registry) { runtime in
-            try parts(provider, runtime: runtime)
+        await HeraldService.main(name: "herald-\(provider.platform)", defaultPort: provider.defaultPort, providers: registry) { runtime, herald in
+            try parts(provider, runtime: runtime, apps: herald.apps)
         }
     }
 
-    /// The dispatcher's parts on `runtime`: its clients' transports, the dispatch stage and
-    /// the follower of the replica set's sent record.
+    /// The dispatcher's parts on `runtime` for `apps`: its clients' transports, the dispatch
+    /// stage and the follower of the replica set's sent record.
     public static func parts<Provider: DispatchProvider>(
-        _ provider: Provider, runtime: ServiceRuntime, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ provider: Provider, runtime: ServiceRuntime, apps: AppsConfiguration,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> ServiceParts {
-        let dispatcher = try provider.dispatcher(apps: runtime.apps, environment: environment, logger: runtime.logger)
+        let dispatcher = try provider.dispatcher(apps: apps, environment: environment, logger: runtime.logger)
         return ServiceParts(
             clients: dispatcher.transports,
             services: DispatchStage.services(

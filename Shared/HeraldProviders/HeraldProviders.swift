@@ -1,4 +1,5 @@
 import FCM
+import HeraldDomain
 import HMS
 import ServiceKit
 import Webhook

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldModel
 import Logging
 import Synchronization
 
@@ -31,7 +30,7 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         var object: [String: Any] = [
-            "ts": HeraldJSON.formatTimestamp(Date()),
+            "ts": UTCTimestamp.format(Date()),
             "level": event.level.rawValue,
             "service": service,
             "logger": label,

@@ -1,39 +1,38 @@
 import Foundation
-import HeraldModel
 import Hummingbird
 import Logging
 import Messaging
 import ServiceLifecycle
 
-/// What every Herald executable shares: its environment and apps configuration, logging,
-/// metrics, the health endpoints, one confirmed publisher, and one `ServiceGroup` that shuts
-/// everything down gracefully on SIGTERM or SIGINT (stages first, the publisher last).
+/// What every Herald executable shares: its environment, logging, metrics, the health
+/// endpoints, one confirmed publisher, and one `ServiceGroup` that shuts everything down
+/// gracefully on SIGTERM or SIGINT (stages first, the publisher last). It knows nothing of
+/// apps, platforms or events: the broker topology it declares is given to it
+/// (HeraldDomain's `HeraldService` gives Herald's).
 public final class ServiceRuntime: Sendable {
     public let name: String
     public let environment: ServiceEnvironment
-    public let apps: AppsConfiguration
-    /// The providers this deployment runs: the platforms of the topology, the sections of
-    /// the apps file that are checked at start.
-    public let providers: ProviderRegistry
     public let logger: Logger
     public let readiness = Readiness()
     /// Declared on every broker connection this runtime opens.
     public let topology: AMQPTopology
+    /// Where a stage dead-letters an input when its queue names no dead-letter exchange.
+    public let deadLetterExchange: String
     /// The process's confirmed publisher; nil for services that do not use the broker.
     public let publisher: Publisher?
     /// Where health and metrics are served apart from the public API (the gateway's), or nil
     /// when they share the service's one port.
     public let opsPort: Int?
 
-    /// Reads the configuration, sets up logging and metrics, and starts connecting to the
-    /// broker (unless `usesBroker` is false). A service with a public API gives
+    /// Reads the environment, sets up logging and metrics, and starts connecting to the
+    /// broker (unless `usesBroker` is false), declaring `topology` (its quorum queues
+    /// replicated as `HERALD_QUORUM_REPLICAS` says). A service with a public API gives
     /// `defaultOpsPort`, so health and metrics are not on the public port (`HERALD_OPS_PORT`
-    /// moves them). `topology` defaults to Herald's with `providers`' platforms. Throws
-    /// `ConfigurationError`.
+    /// moves them). Throws `ConfigurationError`.
     public init(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        usesBroker: Bool = true, providers: ProviderRegistry = ProviderRegistry(), topology: AMQPTopology? = nil
+        usesBroker: Bool = true, topology: AMQPTopology = AMQPTopology(), deadLetterExchange: String = "stage.dead-letters"
     ) throws {
         self.name = name
         let settings = try ServiceEnvironment(environment, defaultPort: defaultPort)
@@ -41,11 +40,9 @@ public final class ServiceRuntime: Sendable {
         opsPort = defaultOpsPort.map { settings.opsPort ?? $0 }
         logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
         _ = HeraldMetrics.registry
-        apps = try settings.configPath.map(AppsConfiguration.load(path:)) ?? AppsConfiguration()
-        try providers.validate(apps)
-        self.providers = providers
-        let topology = (topology ?? HeraldTopology.all(providers)).replicated(settings.quorumReplicas)
+        let topology = topology.replicated(settings.quorumReplicas)
         self.topology = topology
+        self.deadLetterExchange = deadLetterExchange
         if usesBroker {
             let publisher = Publisher(configuration: Self.connection(name: name, role: "publisher", settings: settings, topology: topology, logger: logger))
             readiness.register("broker") { publisher.isConnected }
@@ -119,7 +116,6 @@ public final class ServiceRuntime: Sendable {
         configuration.maximumGracefulShutdownDuration = environment.shutdownTimeout + .seconds(5)
         logger.info("starting", metadata: [
             "amqp": "\(environment.amqpURL)", "httpPort": "\(environment.httpPort)", "opsPort": "\(opsPort.map(String.init) ?? "-")",
-            "apps": "\(apps.apps.keys.sorted().joined(separator: ","))",
         ])
         try await ServiceGroup(configuration: configuration).run()
         logger.info("stopped")
@@ -129,12 +125,14 @@ public final class ServiceRuntime: Sendable {
     /// service's own parts, runs until a shutdown signal and exits: 0 after a graceful
     /// shutdown, 2 for a configuration error, 1 for any other failure.
     public static func main(
-        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true, providers: ProviderRegistry,
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true,
+        topology: AMQPTopology = AMQPTopology(), deadLetterExchange: String = "stage.dead-letters",
         setUp: (ServiceRuntime) async throws -> ServiceParts = { _ in ServiceParts() }
     ) async -> Never {
         do {
             let runtime = try ServiceRuntime(
-                name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker, providers: providers)
+                name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker,
+                topology: topology, deadLetterExchange: deadLetterExchange)
             let parts = try await setUp(runtime)
             try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
             exit(0)

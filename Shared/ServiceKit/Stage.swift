@@ -1,19 +1,18 @@
 import Foundation
-import HeraldModel
 import Logging
 import Messaging
 import Metrics
 import ServiceLifecycle
 import Synchronization
 
-/// The pipeline stage every middle service is: consume one queue, decode contract `Input`,
+/// The pipeline stage every middle service is: consume one queue, decode `Input`,
 /// call the handler, publish its emissions with confirms, and only then acknowledge the
 /// input. So a crash at any point loses nothing: an input is either acknowledged after its
 /// outputs are safely in the broker, or redelivered.
 ///
 /// - An input that cannot be decoded, or that the handler rejects (`StageError.rejected`),
-///   is published to the queue's dead-letter exchange with an `x-herald-reason` header, and
-///   then acknowledged.
+///   is published to the queue's dead-letter exchange (the runtime's when the queue has
+///   none) with an `x-herald-reason` header, and then acknowledged.
 /// - Any other failure is retried: the input goes back to the queue after a short backoff,
 ///   up to `maxAttempts` deliveries; then it is dead-lettered with the last error.
 /// - A failure saying the service itself cannot work now (`StageError.unavailable`, or a
@@ -30,7 +29,7 @@ import Synchronization
 /// with one confirm wait. At most `batchesInFlight` batches run at once, and the next is
 /// taken when one ends: an idle stage handles an input at once, a busy one gathers what
 /// arrives while its batches are in flight (group commit, with no timer to wait for).
-public struct Stage<Input: Contract>: Service {
+public struct Stage<Input: StageInput>: Service {
     public typealias Handler = @Sendable (Input) async throws -> [Emission]
     /// Runs once an input's emissions are confirmed, before its ack: for state that may only
     /// change when the outputs are safe (e.g. marking an event processed). A failure here
@@ -124,7 +123,8 @@ public struct Stage<Input: Contract>: Service {
         probe.attach { consumer.isConnected }
         defer { runtime.readiness.remove("consumer:\(queue.name)") }
         let processor = Processor(
-            stage: name, queue: queue, maxAttempts: maxAttempts, publisher: runtime.requirePublisher,
+            stage: name, queue: queue, deadLetterExchange: queue.deadLetterExchange ?? runtime.deadLetterExchange,
+            maxAttempts: maxAttempts, publisher: runtime.requirePublisher,
             work: work, hooks: hooks, logger: runtime.logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -166,6 +166,8 @@ public struct Stage<Input: Contract>: Service {
     private struct Processor: Sendable {
         let stage: String
         let queue: QueueSpec
+        /// The queue's dead-letter exchange, or the runtime's when the queue names none.
+        let deadLetterExchange: String
         let maxAttempts: Int
         let publisher: Publisher
         let work: Work
@@ -186,10 +188,11 @@ public struct Stage<Input: Contract>: Service {
             func reset() { count.withLock { $0 = 0 } }
         }
 
-        init(stage: String, queue: QueueSpec, maxAttempts: Int, publisher: Publisher, work: Work, hooks: Hooks, logger: Logger) {
+        init(stage: String, queue: QueueSpec, deadLetterExchange: String, maxAttempts: Int, publisher: Publisher, work: Work, hooks: Hooks, logger: Logger) {
             self.work = work
             self.stage = stage
             self.queue = queue
+            self.deadLetterExchange = deadLetterExchange
             self.maxAttempts = maxAttempts
             self.publisher = publisher
             self.hooks = hooks
@@ -213,7 +216,7 @@ public struct Stage<Input: Contract>: Service {
             defer { duration.record(duration: ContinuousClock.now - started) }
             let inputs: [Input]
             do {
-                inputs = try message.decodeAll(Input.self)
+                inputs = try Input.inputs(in: message)
             } catch {
                 await deadLetter(message, reason: "undecodable: \(error)")
                 return
@@ -264,9 +267,8 @@ public struct Stage<Input: Contract>: Service {
                     retried.increment(by: Int64(failed.count))
                     try? await Task.sleep(for: onlyUnavailable ? unavailable.next() : Self.backoff.delay(attempt: attempt - 1))
                     for (input, attempts) in failed {
-                        outputs.append(requeued(
-                            try input.wireJSON(), properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId),
-                            attempts: attempts, of: message))
+                        let alone = try input.message(headers: [:])
+                        outputs.append(requeued(alone.body, properties: alone.properties, attempts: attempts, of: message))
                     }
                 } else {
                     unavailable.reset()
@@ -335,11 +337,9 @@ public struct Stage<Input: Contract>: Service {
             logger.error("stage input dead-lettered", metadata: [
                 "stage": "\(stage)", "messageId": "\(input.messageId)", "reason": "\(reason)",
             ])
+            let alone = try input.message(headers: reasonHeaders(reason, of: message))
             return OutgoingMessage(
-                exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name, routingKey: Self.originalRoutingKey(of: message),
-                body: try input.wireJSON(),
-                properties: .contract(Input.contractName, messageId: input.messageId, correlationId: input.correlationId,
-                                      headers: reasonHeaders(reason, of: message)))
+                exchange: deadLetterExchange, routingKey: Self.originalRoutingKey(of: message), body: alone.body, properties: alone.properties)
         }
 
         /// A batch: the undecodable inputs are dead-lettered on their own; the rest are
@@ -353,7 +353,7 @@ public struct Stage<Input: Contract>: Service {
             inputs.reserveCapacity(batch.count)
             for message in batch {
                 do {
-                    inputs += try message.decodeAll(Input.self)
+                    inputs += try Input.inputs(in: message)
                     messages.append(message)
                 } catch {
                     await deadLetter(message, reason: "undecodable: \(error)")
@@ -448,7 +448,7 @@ public struct Stage<Input: Contract>: Service {
         private func reasonHeaders(_ reason: String, of message: ReceivedMessage) -> [String: HeaderValue] {
             [
                 "x-herald-reason": .string(reason), "x-herald-stage": .string(stage), "x-herald-queue": .string(queue.name),
-                "x-herald-dead-lettered-at": .string(HeraldJSON.formatTimestamp(Date())),
+                "x-herald-dead-lettered-at": .string(UTCTimestamp.format(Date())),
                 Self.originHeaders.exchange: message.properties.headers[Self.originHeaders.exchange] ?? .string(message.exchange),
                 Self.originHeaders.routingKey: .string(Self.originalRoutingKey(of: message)),
             ]
@@ -463,8 +463,7 @@ public struct Stage<Input: Contract>: Service {
             var properties = message.properties
             properties.headers.merge(reasonHeaders(reason, of: message)) { $1 }
             let letter = OutgoingMessage(
-                exchange: queue.deadLetterExchange ?? HeraldTopology.Exchange.dead.name,
-                routingKey: Self.originalRoutingKey(of: message), body: message.body, properties: properties)
+                exchange: deadLetterExchange, routingKey: Self.originalRoutingKey(of: message), body: message.body, properties: properties)
             do {
                 try await publisher.publish(letter)
                 message.ack()

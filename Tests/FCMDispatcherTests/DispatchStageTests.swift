@@ -1,6 +1,7 @@
 import DispatchKit
 import FCM
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import HTTPTransport

@@ -1,6 +1,7 @@
 import DispatchKit
 import FCM
 import Foundation
+import HeraldDomain
 import HeraldTestSupport
 import Logging
 import ServiceKit

@@ -13,7 +13,7 @@ extension TestSandbox {
     }
 
     func transport(streams: Int = 100) -> HTTPTransport {
-        HTTPTransport(configuration: HTTPTransportConfiguration(name: "test", maxConcurrentStreams: streams, caFile: caFile))
+        HTTPTransport(configuration: HTTPTransportConfiguration(name: "test", maxConcurrentStreams: streams, connectTimeout: Self.connectTimeout, caFile: caFile))
     }
 
     func client(account: FCMServiceAccount? = nil, transport: HTTPTransport) -> FCMClient {

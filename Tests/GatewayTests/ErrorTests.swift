@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAPI
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Messaging

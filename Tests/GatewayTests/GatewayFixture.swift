@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayAPI
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
@@ -87,8 +88,9 @@ final class GatewayFixture: Sendable {
         configuration.preferencesQueue = commandQueues[1].name
         configuration.commandTimeout = commandTimeout
         rpc = RPCClient(configuration: runtime.connection("rpc"))
+        let herald = try HeraldConfiguration(environment: runtime.environment, providers: providers)
         let gateway = Gateway(
-            apps: runtime.apps, providers: providers, keys: try APIKeys(apps: runtime.apps), publisher: runtime.requirePublisher,
+            apps: herald.apps, providers: providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
         let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))

@@ -1,6 +1,7 @@
 import DispatchKit
 import Foundation
 import GatewayAPI
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
@@ -93,10 +94,10 @@ struct ProviderPluginTests {
         let outcomes = harness.exchanges["outcomes"]!
         let store = try SQLiteRegistrationStore(directory: gateway.directory)
         let provider = PigeonProvider(log: log)
-        let dispatcher = try provider.dispatcher(apps: harness.runtime.apps, environment: [:], logger: harness.runtime.logger)
+        let dispatcher = try provider.dispatcher(apps: harness.herald.apps, environment: [:], logger: harness.runtime.logger)
         let stages: [any Service] = [
-            RegistrationStages.resolving(runtime: harness.runtime, store: store, routes: StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: outcomes)),
-            EncryptionStage.make(runtime: harness.runtime, routes: StageRoutes(input: allowed, output: harness.exchanges["dispatch"]!, outcomes: outcomes)),
+            RegistrationStages.resolving(runtime: harness.runtime, apps: harness.herald.apps, store: store, routes: StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: outcomes)),
+            EncryptionStage.make(runtime: harness.runtime, herald: harness.herald, routes: StageRoutes(input: allowed, output: harness.exchanges["dispatch"]!, outcomes: outcomes)),
             DispatchStage.make(
                 runtime: harness.runtime, platform: provider.platform,
                 routes: DispatchStage.Routes(

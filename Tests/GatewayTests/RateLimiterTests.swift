@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatewayAPI
+import HeraldDomain
 import ServiceKit
 import Synchronization
 import Testing

@@ -10,7 +10,7 @@ extension TestSandbox {
     var hmsAppId: String { running.sandbox.demoHMSClient!.clientId }
 
     func transport(streams: Int = 100) -> HTTPTransport {
-        HTTPTransport(configuration: HTTPTransportConfiguration(name: "test", maxConcurrentStreams: streams, caFile: caFile))
+        HTTPTransport(configuration: HTTPTransportConfiguration(name: "test", maxConcurrentStreams: streams, connectTimeout: Self.connectTimeout, caFile: caFile))
     }
 
     func hmsClient(secret: String? = nil, transport: HTTPTransport) -> HMSClient {

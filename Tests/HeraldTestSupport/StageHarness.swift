@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import Logging
@@ -8,12 +9,15 @@ import ServiceLifecycle
 
 /// A service's stage on the real broker, between private queues: an input work queue (with
 /// its dead-letter queue), output exchanges and queues bound to them, and a runtime whose
-/// publisher declares it all, serving Herald's providers unless a test gives others. Names are unique per harness, so tests run side by side.
+/// publisher declares it all, and the apps file of `HERALD_CONFIG` for Herald's providers
+/// unless a test gives others. Names are unique per harness, so tests run side by side.
 public struct StageHarness: Sendable {
     public let work: WorkTopology
     public let exchanges: [String: ExchangeSpec]
     public let queues: [String: QueueSpec]
     public let runtime: ServiceRuntime
+    /// The apps file of the environment's `HERALD_CONFIG` (none: no apps) and the providers.
+    public let herald: HeraldConfiguration
     /// Everything the harness declares.
     public let topology: AMQPTopology
     private let environment: [String: String]
@@ -42,12 +46,13 @@ public struct StageHarness: Sendable {
         self.topology = topology
         self.environment = ["HERALD_AMQP_URL": TestBroker.urlString, "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"]
             .merging(environment) { $1 }
-        runtime = try ServiceRuntime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, providers: providers, topology: topology)
+        runtime = try HeraldService.runtime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, providers: providers, topology: topology)
+        herald = try HeraldConfiguration(environment: runtime.environment, providers: providers)
     }
 
     /// Another runtime on the same topology, as a restarted service would have.
     public func newRuntime() throws -> ServiceRuntime {
-        try ServiceRuntime(name: "test-\(label)-\(UUID().uuidString.prefix(8))", defaultPort: 0, environment: environment, providers: providers, topology: topology)
+        try HeraldService.runtime(name: "test-\(label)-\(UUID().uuidString.prefix(8))", defaultPort: 0, environment: environment, providers: providers, topology: topology)
     }
 
     /// Deletes every queue the harness declared.

@@ -23,6 +23,9 @@ public struct TestSandbox: Sendable {
 
     public var state: SandboxState { running.sandbox.state }
     public var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    /// How long a test's client waits to connect (TLS included): the sandbox answers on the
+    /// threads every test shares, which the whole suite keeps busy at its start.
+    public static let connectTimeout: Duration = .seconds(30)
     public var endpoint: String { "https://localhost:\(running.httpsPort)" }
     public var serviceAccountFile: String { directory.appendingPathComponent("fcm-service-account.json").path }
 

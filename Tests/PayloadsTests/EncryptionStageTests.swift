@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCrypto
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
@@ -27,7 +28,7 @@ struct EncryptionStageFixture {
     func publish(_ delivery: Delivery) async throws { try await harness.publish(delivery) }
 
     func withStage(collecting roles: [String], _ body: ([Collector]) async throws -> Void) async throws {
-        try await harness.run([EncryptionStage.make(runtime: runtime, routes: routes, prefetch: 32)], collecting: roles, body)
+        try await harness.run([EncryptionStage.make(runtime: runtime, herald: harness.herald, routes: routes, prefetch: 32)], collecting: roles, body)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCrypto
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import Payloads

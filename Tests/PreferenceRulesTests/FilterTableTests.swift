@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import PreferenceRules
@@ -98,7 +99,7 @@ struct FilterTableTests {
             queues: ["allowed": ("deliveries", "allowed"), "outcomes": ("outcomes", "filtered")],
             environment: ["HERALD_CONFIG": config.path])
         let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
-        try await harness.run([PreferencesStage.make(runtime: harness.runtime, store: store, routes: routes)], collecting: ["allowed", "outcomes"]) { collectors in
+        try await harness.run([PreferencesStage.make(runtime: harness.runtime, apps: harness.herald.apps, store: store, routes: routes)], collecting: ["allowed", "outcomes"]) { collectors in
             for (_, delivery) in deliveries { try await harness.publish(delivery) }
             try await eventually("every delivery decided") {
                 await collectors[0].inbox.count + collectors[1].inbox.count == decided

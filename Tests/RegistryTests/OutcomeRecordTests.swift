@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Messaging

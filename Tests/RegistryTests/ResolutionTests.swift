@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Messaging
@@ -25,7 +26,7 @@ struct ResolutionTests {
 
         func run(_ body: ([Collector]) async throws -> Void) async throws {
             let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
-            try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, store: store, routes: routes)], collecting: ["resolved", "outcomes"], body)
+            try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, apps: harness.herald.apps, store: store, routes: routes)], collecting: ["resolved", "outcomes"], body)
             try? FileManager.default.removeItem(at: directory)
         }
     }

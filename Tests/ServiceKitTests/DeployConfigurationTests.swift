@@ -1,5 +1,6 @@
 import FCM
 import Foundation
+import HeraldDomain
 import HeraldTestSupport
 import HMS
 import ServiceKit

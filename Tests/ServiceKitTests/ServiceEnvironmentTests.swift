@@ -1,5 +1,6 @@
 import FCM
 import Foundation
+import HeraldDomain
 import Logging
 import ServiceKit
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Logging
@@ -298,7 +299,7 @@ struct StageTests {
             if await calls.value < 6 { throw StageError.unavailable("the store's disk is full") }
         })
         try await fixture.publishInput(StageFixture.event("e-full"))
-        try await outputsCollector.inbox.waitUntil(timeout: .seconds(30), "the output once the store recovered") { $0.count == 1 }
+        try await outputsCollector.inbox.waitUntil("the output once the store recovered") { $0.count == 1 }
         #expect(await calls.value == 6)
         #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
         try await fixture.finish(group, running, collectors: [outputsCollector])
@@ -316,7 +317,7 @@ struct StageTests {
         })
         let messages = try ["a", "waits"].map { try OutgoingMessage(contract: StageFixture.event($0), exchange: fixture.work.exchange.name, routingKey: "work") }
         try await fixture.runtime.requirePublisher.publish(contentsOf: MessagePack.pack(messages))
-        try await outCollector.inbox.waitUntil(timeout: .seconds(30), "both outputs") { $0.count == 2 }
+        try await outCollector.inbox.waitUntil("both outputs") { $0.count == 2 }
         #expect(await calls.value == 5)
         #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0)
         try await fixture.finish(group, running, collectors: [outCollector])

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport

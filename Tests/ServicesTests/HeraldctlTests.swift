@@ -1,5 +1,6 @@
 import _CryptoExtras
 import Foundation
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Messaging

@@ -24,7 +24,8 @@ extension TestSandbox {
     /// A client of app `demo` forwarding to `url`.
     static func webhookClient(
         url: String, transport: HTTPTransport, secrets: [String] = [secret], allowPrivateNetworks: Bool = true,
-        settings: WebhookSettings = WebhookSettings(), resolver: any HostResolver = SystemHostResolver()
+        settings: WebhookSettings = WebhookSettings(connectTimeout: TestSandbox.connectTimeout, timeout: .seconds(60)),
+        resolver: any HostResolver = SystemHostResolver()
     ) throws -> WebhookClient {
         let destination = try WebhookDestination(url: url, signer: try WebhookSigner(secrets: secrets), allowPrivateNetworks: allowPrivateNetworks)
         return WebhookClient(app: "demo", destination: destination, transport: transport, settings: settings, resolver: resolver)

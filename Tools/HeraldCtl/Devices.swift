@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldControl
+import HeraldDomain
 import HeraldProviders
 import ServiceKit
 

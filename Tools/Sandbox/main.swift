@@ -15,7 +15,7 @@ if ProcessInfo.processInfo.environment["HERALD_SANDBOX_DEBUG_EXECUTOR"] != nil {
     FileHandle.standardError.write(Data("concurrency on NIO event loops: \(onEventLoops)\n".utf8))
 }
 
-await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker: false, providers: ProviderRegistry()) { runtime in
+await ServiceRuntime.main(name: "herald-sandbox", defaultPort: 8090, usesBroker: false) { runtime in
     let configuration = try SandboxConfiguration.fromEnvironment(
         ProcessInfo.processInfo.environment, dataDirectory: runtime.environment.dataDirectory,
         httpHost: runtime.environment.httpHost)

@@ -1,4 +1,5 @@
 import HeraldModel
+import ServiceKit
 
 /// The providers a deployment runs: the one list the gateway's accepted platforms,
 /// Registration's routes, the encryption stage's size rules, the topology's dispatch queues

@@ -3,6 +3,7 @@ import HeraldModel
 import Logging
 import Messaging
 import Metrics
+import ServiceKit
 import ServiceLifecycle
 
 /// Reports every delivery that was dead-lettered, so that an accepted event ends with an

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import ServiceKit
 
 /// What Herald's services know of a provider, declared once by its module: the platform it
 /// serves, how its apps' settings are read and checked, whether devices register with it,

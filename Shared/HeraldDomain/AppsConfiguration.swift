@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import ServiceKit
 import Yams
 
 /// The apps Herald serves, from the YAML file named by `HERALD_CONFIG`:

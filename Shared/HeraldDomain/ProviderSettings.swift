@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// One app's settings for one provider, as written under the provider's own key in the
 /// apps file (`fcm:`, `hms:`, …). The provider module declares the type; the apps file

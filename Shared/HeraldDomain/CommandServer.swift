@@ -1,5 +1,6 @@
 import HeraldModel
 import Messaging
+import ServiceKit
 import ServiceLifecycle
 
 /// Serves RPC commands from a command queue as part of a service: requests are handled

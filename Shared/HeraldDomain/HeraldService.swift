@@ -1,0 +1,34 @@
+import Foundation
+import Messaging
+import ServiceKit
+
+/// A Herald executable: a `ServiceRuntime` on Herald's topology (with the dispatch queues of
+/// `providers`), dead-lettering to `herald.dead`, and the apps file read and checked.
+public enum HeraldService {
+    /// Herald's runtime for a service or a test: Herald's topology with `providers`' queues.
+    public static func runtime(
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        usesBroker: Bool = true, providers: ProviderRegistry, topology: AMQPTopology? = nil
+    ) throws -> ServiceRuntime {
+        try ServiceRuntime(
+            name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, environment: environment, usesBroker: usesBroker,
+            topology: topology ?? HeraldTopology.all(providers), deadLetterExchange: HeraldTopology.Exchange.dead.name)
+    }
+
+    /// The whole life of a Herald executable (`ServiceRuntime.main`): `setUp` gets the runtime
+    /// and the apps configuration; an apps file that does not hold exits 2 naming the setting.
+    public static func main(
+        name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true, providers: ProviderRegistry,
+        setUp: @escaping (ServiceRuntime, HeraldConfiguration) async throws -> ServiceParts
+    ) async -> Never {
+        await ServiceRuntime.main(
+            name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker,
+            topology: HeraldTopology.all(providers), deadLetterExchange: HeraldTopology.Exchange.dead.name
+        ) { runtime in
+            let configuration = try HeraldConfiguration(environment: runtime.environment, providers: providers)
+            runtime.logger.info("apps", metadata: ["apps": "\(configuration.apps.apps.keys.sorted().joined(separator: ","))"])
+            return try await setUp(runtime, configuration)
+        }
+    }
+}
