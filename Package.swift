@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "DispatchKit",
             dependencies: [
-                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HeraldDomain", "HTTPTransport",
+                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -123,7 +123,7 @@ let package = Package(
         ),
         .target(
             name: "HeraldProviders",
-            dependencies: ["FCM", "HMS", "Webhook", "ServiceKit"],
+            dependencies: ["FCM", "HMS", "Webhook", "HeraldDomain"],
             path: "Shared/HeraldProviders"
         ),
         .target(

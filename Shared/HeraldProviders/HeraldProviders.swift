@@ -1,7 +1,6 @@
 import FCM
 import HeraldDomain
 import HMS
-import ServiceKit
 import Webhook
 
 extension ProviderRegistry {
