@@ -143,7 +143,10 @@ struct ErrorTests {
         expectProblem(answer, 400, field: sample.field)
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(Self.push.utf8)).status == 202)
         try await gateway.waitForEvents("the valid event") { !$0.isEmpty }
-        #expect(try await gateway.published().map(\.id) == ["smartid:m1"], "only the valid request published")
+        // Publishing is at least once (a confirm lost with a connection is published again),
+        // so the valid event may be there twice; the invalid one must not be there at all.
+        let ids = try await gateway.published().map(\.id)
+        #expect(Set(ids) == ["smartid:m1"], "only the valid request published: \(ids)")
         await gateway.stop()
     }
 
