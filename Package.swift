@@ -14,6 +14,7 @@ let services: [(product: String, target: String)] = [
     ("herald-fcm", "FCMDispatcher"),
     ("herald-hms", "HMSDispatcher"),
     ("herald-webhook", "WebhookDispatcher"),
+    ("herald-apns", "APNsDispatcher"),
     ("herald-sandbox", "Sandbox"),
 ]
 
@@ -112,6 +113,15 @@ let package = Package(
             path: "Providers/HMS"
         ),
         .target(
+            name: "APNs",
+            dependencies: [
+                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Providers/APNs"
+        ),
+        .target(
             name: "Webhook",
             dependencies: [
                 "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain",
@@ -123,7 +133,7 @@ let package = Package(
         ),
         .target(
             name: "HeraldProviders",
-            dependencies: ["FCM", "HMS", "Webhook", "HeraldDomain"],
+            dependencies: ["FCM", "HMS", "Webhook", "APNs", "HeraldDomain"],
             path: "Shared/HeraldProviders"
         ),
         .target(
@@ -147,7 +157,7 @@ let package = Package(
         ),
         .target(
             name: "ProviderMessages",
-            dependencies: ["HeraldModel"],
+            dependencies: ["HeraldModel", .product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/ProviderMessages"
         ),
         .target(
@@ -257,6 +267,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -538,6 +549,11 @@ let package = Package(
             name: "WebhookDispatcher",
             dependencies: ["Webhook", "DispatchKit", "HeraldProviders"],
             path: "Services/WebhookDispatcher"
+        ),
+        .executableTarget(
+            name: "APNsDispatcher",
+            dependencies: ["APNs", "DispatchKit", "HeraldProviders"],
+            path: "Services/APNsDispatcher"
         ),
         .executableTarget(
             name: "Sandbox",

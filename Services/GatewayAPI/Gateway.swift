@@ -182,10 +182,13 @@ public struct Gateway: Sendable {
         }
         if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
         guard !profiles.isEmpty else { throw GatewayError.invalid("profileID", "is required (or profileIDs)") }
-        let os = try body.oneOf("OS", ["iOS", "Android"])
-        // The FCM token is also the device's id.
+        let os: DeviceOS = try body.oneOf("OS", ["iOS", "Android"]) == "iOS" ? .ios : .android
+        // "For iOS: device token; For Android: device registration token": an APNs token
+        // when the app has APNs settings, else FCM's. The token is also the device's id.
+        let platform = providers.tokenPlatform(os: os, app: apps.apps[call.app])
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
-        return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os == "iOS" ? .ios : .android, profileIds: profiles), status: 200)
+        if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
+        return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles), status: 200)
     }
 
     func evernymSponsee(_ call: Call) async throws -> Reply {
@@ -211,11 +214,17 @@ public struct Gateway: Sendable {
         }
         // A device is reached through a provider it registered with; webhooks are the app's
         // (its delivery mode), not a device's.
-        let platform = try body.oneOf("platform", providers.devicePlatforms.map(\.rawValue))
-        let os = try body.oneOf("os", DeviceOS.allCases.map(\.rawValue))
+        let os = DeviceOS(rawValue: try body.oneOf("os", DeviceOS.allCases.map(\.rawValue)))!
+        // Without a platform (an SDK that hands over the OS's token), the OS's own: APNs for
+        // iOS when the app has APNs settings, else FCM.
+        let platform = body.has("platform")
+            ? Platform(rawValue: try body.oneOf("platform", providers.devicePlatforms.map(\.rawValue)))!
+            : providers.tokenPlatform(os: os, app: apps.apps[call.app])
+        let token = try body.string("token")
+        if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("token", problem) }
         let registration = DeviceRegistration(
-            deviceId: try call.parameter("deviceId"), platform: Platform(rawValue: platform)!, token: try body.string("token"),
-            os: DeviceOS(rawValue: os)!, userId: try body.optionalString("userId", maxLength: 256),
+            deviceId: try call.parameter("deviceId"), platform: platform, token: token,
+            os: os, userId: try body.optionalString("userId", maxLength: 256),
             pushIds: body.has("pushIds") ? try body.strings("pushIds", allowEmpty: true) : [],
             locale: try body.optionalString("locale", maxLength: 35), key: key)
         return try await registry(.registerDevice(app: call.app, registration: registration), status: 200)
@@ -293,8 +302,13 @@ public struct Gateway: Sendable {
         event.acceptedAt = now
         if case .tokens(let tokens) = event.audience {
             // A token goes to its platform's provider: one this deployment runs.
-            for (index, token) in tokens.enumerated() where providers[token.platform] == nil {
-                throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(providers.platforms.map(\.rawValue).joined(separator: ", "))")
+            for (index, token) in tokens.enumerated() {
+                guard providers[token.platform] != nil else {
+                    throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(providers.platforms.map(\.rawValue).joined(separator: ", "))")
+                }
+                if let problem = providers.tokenProblem(token.token, platform: token.platform) {
+                    throw GatewayError.invalid("audience.tokens[\(index)].token", problem)
+                }
             }
         }
         var body = JSONWriter(capacity: 96)

@@ -41,10 +41,10 @@ public struct RegistrationCommands: Sendable {
             // Kept: an answer of success would tell the caller it is gone.
             case .anotherUsers: throw CommandError(code: "device-of-another-user", detail: unregistration.detail, status: 409)
             }
-        case .registerSmartIDDevice(let app, let token, let os, let profileIds):
+        case .registerSmartIDDevice(let app, let token, let os, let platform, let profileIds):
             guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
             for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }
-            let registration = DeviceRegistration(deviceId: token, platform: .fcm, token: token, os: os, pushIds: profileIds)
+            let registration = DeviceRegistration(deviceId: token, platform: platform, token: token, os: os, pushIds: profileIds)
             try Self.validate(registration)
             return RegistrationReply(device: try await store.register(app: app, registration))
         case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId):

@@ -231,11 +231,11 @@ public enum DispatchStage {
         case .expired(let code, let reason):
             count(platform, "expired")
             return [try .outcome(Outcome(request: request, status: .expired, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes)]
-        case .revoked(let code, let reason):
+        case .revoked(let code, let reason, let invalidSince):
             count(platform, "revoked")
             let revocation = TokenRevoked(
                 app: request.app, platform: platform, token: request.token, reason: code.raw, deviceId: request.deviceId,
-                failedSendAt: sentAt, deliveryId: request.deliveryId, eventId: request.eventId)
+                failedSendAt: invalidSince.map { min($0, sentAt) } ?? sentAt, deliveryId: request.deliveryId, eventId: request.eventId)
             return [
                 try .publish(revocation, to: routes.control, routingKey: HeraldTopology.RoutingKey.tokenRevoked),
                 try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes),

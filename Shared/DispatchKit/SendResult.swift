@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a provider's answer to one send means for the delivery. Each dispatcher maps its
 /// provider's answers to this; `DispatchStage` turns it into outcomes, revocations and
 /// retries the same way for every provider. Codes are typed per provider (`ProviderCode`).
@@ -8,8 +10,10 @@ public enum SendResult: Sendable, Hashable {
     case retry(code: any ProviderCode, reason: String, retryAfter: Duration? = nil)
     /// Will never succeed (a bad message, wrong credentials).
     case failed(code: any ProviderCode, reason: String)
-    /// The token is dead: revoke it.
-    case revoked(code: any ProviderCode, reason: String)
+    /// The token is dead: revoke it, unless its device registered again after
+    /// `invalidSince` (when the provider says since when it is invalid, as APNs' 410 does;
+    /// else after the send).
+    case revoked(code: any ProviderCode, reason: String, invalidSince: Date? = nil)
     /// The provider says the message's time to live is over (Push Kit `80100004`): the
     /// delivery is pointless now, and the registration stays.
     case expired(code: any ProviderCode, reason: String)
@@ -18,7 +22,7 @@ public enum SendResult: Sendable, Hashable {
     public var code: (any ProviderCode)? {
         switch self {
         case .delivered: nil
-        case .retry(let code, _, _), .failed(let code, _), .revoked(let code, _), .expired(let code, _): code
+        case .retry(let code, _, _), .failed(let code, _), .revoked(let code, _, _), .expired(let code, _): code
         }
     }
 
@@ -26,7 +30,9 @@ public enum SendResult: Sendable, Hashable {
         switch (a, b) {
         case (.delivered(let x), .delivered(let y)): x == y
         case (.retry(let c, let r, let after), .retry(let d, let s, let later)): c.isSame(as: d) && r == s && after == later
-        case (.failed(let c, let r), .failed(let d, let s)), (.revoked(let c, let r), .revoked(let d, let s)), (.expired(let c, let r), .expired(let d, let s)):
+        case (.revoked(let c, let r, let since), .revoked(let d, let s, let other)):
+            c.isSame(as: d) && r == s && since == other
+        case (.failed(let c, let r), .failed(let d, let s)), (.expired(let c, let r), .expired(let d, let s)):
             c.isSame(as: d) && r == s
         default: false
         }
@@ -37,7 +43,7 @@ public enum SendResult: Sendable, Hashable {
         case .delivered(let id): hasher.combine(0); hasher.combine(id)
         case .retry(let code, let reason, let after): hasher.combine(1); hasher.combine(code.raw); hasher.combine(reason); hasher.combine(after)
         case .failed(let code, let reason): hasher.combine(2); hasher.combine(code.raw); hasher.combine(reason)
-        case .revoked(let code, let reason): hasher.combine(3); hasher.combine(code.raw); hasher.combine(reason)
+        case .revoked(let code, let reason, let since): hasher.combine(3); hasher.combine(code.raw); hasher.combine(reason); hasher.combine(since)
         case .expired(let code, let reason): hasher.combine(4); hasher.combine(code.raw); hasher.combine(reason)
         }
     }

@@ -21,11 +21,15 @@ public protocol ProviderDescriptor: Sendable {
     func fits(_ request: DispatchRequest, now: Date) -> Bool
     /// Whether a data key may not travel in clear to this provider (it reserves the name).
     func isReservedDataKey(_ key: String) -> Bool
+    /// What is wrong with a device token for this provider (the gateway's 400 names the
+    /// field with it), or nil when it may be one.
+    func tokenProblem(_ token: String) -> String?
 }
 
 extension ProviderDescriptor {
     public func fits(_ request: DispatchRequest, now: Date) -> Bool { true }
     public func isReservedDataKey(_ key: String) -> Bool { false }
+    public func tokenProblem(_ token: String) -> String? { nil }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

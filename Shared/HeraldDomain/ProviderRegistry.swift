@@ -28,6 +28,20 @@ public struct ProviderRegistry: Sendable {
 
     public subscript(platform: Platform) -> (any ProviderDescriptor)? { byPlatform[platform] }
 
+    /// The platform of a device token an upstream hands over without naming one (Smart ID's
+    /// `deviceID`, a device registered without `platform`): an iOS device's is an APNs token
+    /// when the app has an `apns` section and APNs runs here; anything else is FCM's, as it
+    /// was before Herald spoke APNs (an iOS app on Firebase hands over an FCM token).
+    public func tokenPlatform(os: DeviceOS, app: AppConfiguration?) -> Platform {
+        if os == .ios, self[.apns] != nil, app?.providerSections[Platform.apns.rawValue] != nil { return .apns }
+        return .fcm
+    }
+
+    /// What is wrong with `token` for `platform`'s provider, or nil.
+    public func tokenProblem(_ token: String, platform: Platform) -> String? {
+        self[platform]?.tokenProblem(token)
+    }
+
     /// This registry and `more`.
     public func adding(_ more: [any ProviderDescriptor]) -> ProviderRegistry {
         ProviderRegistry(providers + more)

@@ -108,6 +108,9 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Comparabl
     public static let fcm: Platform = "fcm"
     /// Huawei Push Kit.
     public static let hms: Platform = "hms"
+    /// Apple Push Notification service: the platform of the upstreams' iOS device tokens
+    /// (Smart ID's `OS: iOS`, Upstra's iOS SDK) when the app has APNs settings.
+    public static let apns: Platform = "apns"
     /// A forward to the app's own server: the route of every device of an app in webhook
     /// mode, and of type-3 Evernym sponsees.
     public static let webhook: Platform = "webhook"

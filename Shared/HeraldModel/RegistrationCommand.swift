@@ -9,8 +9,10 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     case getDevice(app: String, deviceId: String)
     /// With a user id, removes the device only if it belongs to that user.
     case unregisterDevice(app: String, deviceId: String, userId: String?)
-    /// Smart ID: the device token (its `deviceID`) listens to exactly these profile ids.
-    case registerSmartIDDevice(app: String, token: String, os: DeviceOS, profileIds: [String])
+    /// Smart ID: the device token (its `deviceID`) listens to exactly these profile ids;
+    /// the gateway says which provider's token it is (`fcm`, or `apns` for an iOS device of
+    /// an app with APNs settings).
+    case registerSmartIDDevice(app: String, token: String, os: DeviceOS, platform: Platform, profileIds: [String])
     /// The RSA public key of an email address (SPKI PEM or base64 DER) and the user who owns it.
     case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?)
     /// An Evernym sponsee's com method: type 4 pushes to `FCM:<token>`, type 3 forwards to the sponsor.
@@ -21,7 +23,7 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     public var app: String {
         switch self {
         case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
-             .registerSmartIDDevice(let app, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _),
+             .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _),
              .eventStatus(let app, _):
             return app
         }

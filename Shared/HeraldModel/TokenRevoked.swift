@@ -12,7 +12,8 @@ public struct TokenRevoked: Contract, Hashable {
     /// The provider's reason, e.g. `UNREGISTERED`.
     public var reason: String
     public var deviceId: String?
-    /// When the send that failed was made.
+    /// When the send that failed was made, or, when the provider says so (APNs' 410
+    /// `timestamp`), since when the token is invalid: a registration after it is kept.
     public var failedSendAt: Date
     /// The delivery whose send failed, when there was one.
     public var deliveryId: String?

@@ -1,3 +1,4 @@
+import APNs
 import FCM
 import HeraldDomain
 import HMS
@@ -11,5 +12,6 @@ extension ProviderRegistry {
         FCMProvider(),
         HMSProvider(),
         WebhookProvider(),
+        APNsProvider(),
     ])
 }

@@ -64,12 +64,7 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         if request.os == .ios {
             let hints = request.ios ?? DispatchRequest.IOSHints()
             let background = request.notification == nil
-            var headers = [
-                "apns-priority": background || request.priority == .normal ? "5" : "10",
-                "apns-push-type": background ? "background" : "alert",
-            ]
-            if let expiresAt = request.expiresAt { headers["apns-expiration"] = String(Self.apnsExpiration(expiresAt, now: now)) }
-            if let collapseKey = request.collapseKey { headers["apns-collapse-id"] = String(collapseKey.utf8.prefix(64)) ?? collapseKey }
+            let headers = Dictionary(APNsMessage.headers(request, now: now).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
             let aps = APS(
                 mutableContent: hints.mutableContent ? 1 : nil,
                 contentAvailable: hints.contentAvailable || background ? 1 : nil)
@@ -84,13 +79,6 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
             return Self.seconds(expiresAt.timeIntervalSince(now).rounded(.down))
         }
         return request.ttlSeconds.map { min(maximumTTL, max(0, $0)) }
-    }
-
-    /// APNs' `apns-expiration` (Unix seconds, rounded up) for `expiresAt`, at most four
-    /// weeks after `now`.
-    static func apnsExpiration(_ expiresAt: Date, now: Date) -> Int {
-        let nowSeconds = Int(now.timeIntervalSince1970.rounded(.up))
-        return nowSeconds + seconds(expiresAt.timeIntervalSince1970.rounded(.up) - Double(nowSeconds))
     }
 
     /// `interval` as whole seconds from 0 to `maximumTTL`: a date however far off (or not a

@@ -43,7 +43,7 @@ struct ProviderPluginTests {
         let document = OpenAPIDocument.yaml
         let devices = ProviderRegistry.herald.devicePlatforms.map(\.rawValue).joined(separator: ", ")
         let all = ProviderRegistry.herald.platforms.map(\.rawValue).joined(separator: ", ")
-        #expect(document.contains("platform: { enum: [\(devices)] }"), "the device registration's platforms are \(devices)")
+        #expect(document.contains("platform: { enum: [\(devices)]"), "the device registration's platforms are \(devices)")
         #expect(document.contains("platform: { enum: [\(all)] }"), "an audience token's platforms are \(all)")
     }
 

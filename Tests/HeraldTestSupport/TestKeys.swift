@@ -134,4 +134,14 @@ public enum TestKeys {
     public static func signingKey(_ pem: String) -> _RSA.Signing.PrivateKey {
         try! _RSA.Signing.PrivateKey(pemRepresentation: pem)
     }
+
+    /// A P-256 private key in PKCS#8 PEM, as Apple's `.p8` files are: a signing key the
+    /// sandbox does not know.
+    public static let otherP256PEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgTNk9Nfdz86tl5Hvg
+        d7TZERNhP0aMTf/qz+87xVOHKmehRANCAASnVjFTmj+teEzaX6qAA3qgTc3D41ie
+        C5M5+mmFNNAp5iOmq5/76ae/VDBEDIQIhLTEYYEgr7evB++b5R5ryWab
+        -----END PRIVATE KEY-----
+        """
 }

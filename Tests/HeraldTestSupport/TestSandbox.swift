@@ -29,6 +29,29 @@ public struct TestSandbox: Sendable {
     public var endpoint: String { "https://localhost:\(running.httpsPort)" }
     public var serviceAccountFile: String { directory.appendingPathComponent("fcm-service-account.json").path }
 
+    /// The demo APNs signing key's `.p8` file, and its team and key ids.
+    public var apnsKeyFile: String { directory.appendingPathComponent("apns-key.p8").path }
+    public var apnsKey: SandboxConfiguration.APNsKey { running.sandbox.demoAPNsKey! }
+
+    /// An app's `apns` section (YAML, indented for an app) sending to this sandbox.
+    public func apnsSection(topic: String = Sandbox.demoAPNsTopic, environment: String = "development", indent: String = "    ") -> String {
+        """
+        \(indent)apns:
+        \(indent)  teamId: \(apnsKey.teamId)
+        \(indent)  keyId: \(apnsKey.keyId)
+        \(indent)  keyFile: \(apnsKeyFile)
+        \(indent)  topic: \(topic)
+        \(indent)  environment: \(environment)
+        \(indent)  endpoint: \(endpoint)
+        \(indent)  caFile: \(caFile)
+        """
+    }
+
+    /// An APNs device token (hex of 32 bytes) whose bytes spell the sandbox rule `rule`.
+    public static func apnsToken(rule: String = "", filler: String = UUID().uuidString) -> String {
+        Sandbox.apnsToken(rule: rule, filler: filler)
+    }
+
     /// An apps YAML with app `app` sending to this sandbox's FCM.
     public func writeAppsYAML(app: String = "demo") throws -> String {
         let path = directory.appendingPathComponent("herald.yaml")

@@ -74,8 +74,8 @@ struct RegistrationSemanticsTests {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
-        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p1", "p2"]))
-        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, profileIds: ["p2", "p3"]))
+        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, platform: .fcm, profileIds: ["p1", "p2"]))
+        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, platform: .fcm, profileIds: ["p2", "p3"]))
         #expect(try await store.targets(app: "sid", pushIds: ["p1"]).isEmpty)
         #expect(try await store.targets(app: "sid", pushIds: ["p3"]).map(\.id) == ["fcm-token-1"])
         #expect(try await store.device(app: "sid", deviceId: "fcm-token-1")?.registration.pushIds == ["p2", "p3"])

@@ -110,7 +110,7 @@ import Webhook
     @Test func goneRevokesTheRecipient() async throws {
         try await withReceiver { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-410-gone"), transport: transport)
-            guard case .revoked(let code, let reason) = await client.send(TestSandbox.forward()) else { Issue.record("410 did not revoke"); return }
+            guard case .revoked(let code, let reason, _) = await client.send(TestSandbox.forward()) else { Issue.record("410 did not revoke"); return }
             #expect(code.raw == "HTTP_410")
             #expect(reason.contains("until it registers again"))
         }

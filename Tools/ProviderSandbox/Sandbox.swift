@@ -1,10 +1,11 @@
 import _CryptoExtras
+import Crypto
 import Foundation
 import HeraldModel
 import Logging
 import Synchronization
 
-/// The provider sandbox: FCM HTTP v1 and Huawei Push Kit, their OAuth endpoints, token rules
+/// The provider sandbox: FCM HTTP v1, Huawei Push Kit and APNs, their authentication, token rules
 /// for every provider answer, fault injection, and an inbox of what was accepted. The same
 /// routes serve plain HTTP/1.1 and HTTPS with HTTP/2 (see `SandboxServer`).
 public final class Sandbox: Sendable {
@@ -15,11 +16,16 @@ public final class Sandbox: Sendable {
     public var demoServiceAccount: ServiceAccount? { demo.withLock { $0.account } }
     /// The demo HMS client, when `demoCredentials` is on.
     public let demoHMSClient: SandboxConfiguration.HMSClient?
+    /// The demo APNs signing key, when `demoCredentials` is on.
+    public let demoAPNsKey: SandboxConfiguration.APNsKey?
+    /// The topic the demo writes into its apps file (any topic is accepted).
+    public static let demoAPNsTopic = "app.herald.demo"
     /// The tenant endpoint webhooks are forwarded to: `POST /webhooks/{name}`.
     public let webhooks: WebhookReceiver
 
     private let fcm: FCMEmulator
     private let hms: HMSEmulator
+    private let apns: APNsEmulator
     private let metrics = SandboxMetrics()
     private let audiences = TokenAudiences()
     private let demo = Mutex<(account: ServiceAccount?, key: _RSA.Signing.PublicKey?)>((nil, nil))
@@ -45,8 +51,15 @@ public final class Sandbox: Sendable {
             let client = SandboxConfiguration.HMSClient(clientId: "100000001", clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))
             clients.append(client)
             demoHMSClient = client
+            let key = SandboxConfiguration.APNsKey(teamId: "HERALDDEMO", keyId: "DEMOKEY001", privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
+            demoAPNsKey = key
         } else {
             demoHMSClient = nil
+            demoAPNsKey = nil
+        }
+        var apnsKeys: [APNsEmulator.Key] = []
+        for key in configuration.apnsKeys + (demoAPNsKey.map { [$0] } ?? []) {
+            apnsKeys.append(APNsEmulator.Key(teamId: key.teamId, keyId: key.keyId, publicKey: try P256.Signing.PrivateKey(pemRepresentation: key.privateKeyPEM).publicKey))
         }
         var known: [String: (account: ServiceAccount, key: _RSA.Signing.PublicKey)] = [:]
         for account in accounts { known[account.clientEmail] = (account, try account.publicKey()) }
@@ -59,6 +72,7 @@ public final class Sandbox: Sendable {
             state: state,
             clients: Dictionary(clients.map { ($0.clientId, HMSEmulator.Client(clientId: $0.clientId, clientSecret: $0.clientSecret)) }, uniquingKeysWith: { _, last in last }),
             metrics: metrics, tokenLifetime: configuration.tokenLifetime)
+        apns = APNsEmulator(state: state, keys: apnsKeys, metrics: metrics)
         if let directory = configuration.directory {
             try certificates.write(to: directory)
             writeDemoCredentials()
@@ -92,6 +106,13 @@ public final class Sandbox: Sendable {
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 try encoder.encode(["appId": client.clientId, "clientId": client.clientId]).write(to: directory.appendingPathComponent("hms-client.json"), options: .atomic)
             }
+            if let key = demoAPNsKey {
+                try Data(key.privateKeyPEM.utf8).write(to: directory.appendingPathComponent("apns-key.p8"), options: .atomic)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(["teamId": key.teamId, "keyId": key.keyId, "topic": Self.demoAPNsTopic])
+                    .write(to: directory.appendingPathComponent("apns.json"), options: .atomic)
+            }
         } catch {
             logger.error("could not write the demo credentials", metadata: ["directory": "\(directory.path)", "error": "\(error)"])
         }
@@ -111,6 +132,8 @@ public final class Sandbox: Sendable {
             return hms.token(request)
         case ("POST", 3) where segments[0] == "v1" && segments[2] == "messages:send":
             return hms.send(request, appId: String(segments[1]))
+        case (_, 3) where segments[0] == "3" && segments[1] == "device":
+            return apns.send(request, token: String(segments[2]))
         case ("POST", 2) where segments[0] == "webhooks":
             return webhooks.receive(request, name: String(segments[1]))
         case (_, 2) where segments[0] == "sandbox":
@@ -134,11 +157,17 @@ public final class Sandbox: Sendable {
         return admin.problem(404, "no endpoint \(request.method) \(request.path)", title: "Not Found")
     }
 
+    /// An APNs device token (the hex of at least 32 bytes) whose bytes spell the token rule
+    /// `rule` (e.g. `unregistered-`), padded with `filler`'s letters and digits.
+    public static func apnsToken(rule: String = "", filler: String = UUID().uuidString) -> String {
+        APNsEmulator.token(rule: rule, filler: filler)
+    }
+
     /// The paths `handle` serves, for front ends that route by path.
     public static let routes: [(method: String, path: String)] = [
         ("POST", "/token"), ("POST", "/v1/projects/:project/messages:send"),
         ("POST", "/oauth2/v3/token"), ("POST", "/v1/:appId/messages:send"),
-        ("POST", "/webhooks/:name"), ("GET", "/sandbox/webhooks"), ("DELETE", "/sandbox/webhooks"),
+        ("POST", "/3/device/:token"), ("POST", "/webhooks/:name"), ("GET", "/sandbox/webhooks"), ("DELETE", "/sandbox/webhooks"),
         ("GET", "/sandbox/messages"), ("DELETE", "/sandbox/messages"), ("GET", "/sandbox/requests"),
         ("GET", "/sandbox/receipts"), ("GET", "/sandbox/faults"), ("PUT", "/sandbox/faults"), ("DELETE", "/sandbox/faults"),
         ("GET", "/sandbox/credentials"), ("DELETE", "/sandbox/tokens"),

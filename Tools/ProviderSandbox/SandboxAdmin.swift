@@ -23,8 +23,8 @@ struct SandboxAdmin: Sendable {
             guard let number = Int(value), number > 0 else { return problem(400, "limit must be a positive number, got \"\(value)\"") }
             limit = number
         }
-        if let provider = text("provider"), !["fcm", "hms"].contains(provider) {
-            return problem(400, "provider must be fcm or hms, got \"\(provider)\"")
+        if let provider = text("provider"), !["fcm", "hms", "apns"].contains(provider) {
+            return problem(400, "provider must be fcm, hms or apns, got \"\(provider)\"")
         }
         let entries = sandbox.state.messages(provider: text("provider"), app: text("app"), token: text("token"), since: since, until: until, limit: limit)
         let list: [[String: Any]] = entries.map { entry in
@@ -34,6 +34,7 @@ struct SandboxAdmin: Sendable {
                 "message": entry.message,
             ]
             object["requestId"] = entry.requestId
+            object["headers"] = entry.headers
             return object
         }
         return SandboxHTTP.json(200, ["count": list.count, "messages": list])
@@ -164,6 +165,9 @@ struct SandboxAdmin: Sendable {
         }
         if let client = sandbox.demoHMSClient {
             object["hmsClient"] = ["appId": client.clientId, "clientId": client.clientId, "clientSecret": client.clientSecret]
+        }
+        if let key = sandbox.demoAPNsKey {
+            object["apnsKey"] = ["teamId": key.teamId, "keyId": key.keyId, "topic": Sandbox.demoAPNsTopic, "privateKeyPEM": key.privateKeyPEM]
         }
         return SandboxHTTP.json(200, object)
     }

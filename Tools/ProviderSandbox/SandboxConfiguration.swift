@@ -12,6 +12,7 @@ import ServiceKit
 /// | `HERALD_SANDBOX_HOSTNAMES` | none | extra names (comma-separated) the certificate covers, e.g. `herald-sandbox` |
 /// | `HERALD_SANDBOX_DIR` | `$HERALD_DATA_DIR/sandbox` | where `ca.pem`, the server certificate and the demo credentials are written |
 /// | `HERALD_SANDBOX_FCM_ACCOUNTS` | none | service-account files (comma-separated) whose JWTs are accepted, besides the demo account |
+/// | `HERALD_SANDBOX_APNS_KEYS` | none | APNs signing keys (comma-separated `<teamId>:<keyId>:<.p8 file>`) whose provider tokens are accepted, besides the demo key |
 /// | `HERALD_SANDBOX_INBOX_CAPACITY` | `10000` | accepted messages kept (oldest dropped first) |
 /// | `HERALD_SANDBOX_TOKEN_LIFETIME` | `3600` | seconds an issued access token is valid |
 public struct SandboxConfiguration: Sendable {
@@ -21,7 +22,8 @@ public struct SandboxConfiguration: Sendable {
     public var directory: URL?
     public var serviceAccounts: [ServiceAccount]
     public var hmsClients: [HMSClient]
-    /// Generate a demo FCM service account and HMS client and write them to `directory`.
+    public var apnsKeys: [APNsKey]
+    /// Generate a demo FCM service account, HMS client and APNs key and write them to `directory`.
     public var demoCredentials: Bool
     public var inboxCapacity: Int
     public var tokenLifetime: TimeInterval
@@ -36,9 +38,22 @@ public struct SandboxConfiguration: Sendable {
         }
     }
 
+    /// An APNs signing key the sandbox accepts provider tokens of: the team, the key id and
+    /// the key (the `.p8`, a P-256 private key in PEM; only its public half is used).
+    public struct APNsKey: Sendable, Hashable {
+        public var teamId: String
+        public var keyId: String
+        public var privateKeyPEM: String
+        public init(teamId: String, keyId: String, privateKeyPEM: String) {
+            self.teamId = teamId
+            self.keyId = keyId
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
     public init(
         httpsPort: Int? = 8443, httpsHost: String = "0.0.0.0", hostnames: [String] = [], directory: URL? = nil,
-        serviceAccounts: [ServiceAccount] = [], hmsClients: [HMSClient] = [], demoCredentials: Bool = true,
+        serviceAccounts: [ServiceAccount] = [], hmsClients: [HMSClient] = [], apnsKeys: [APNsKey] = [], demoCredentials: Bool = true,
         inboxCapacity: Int = 10_000, tokenLifetime: TimeInterval = 3600
     ) {
         self.httpsPort = httpsPort
@@ -47,6 +62,7 @@ public struct SandboxConfiguration: Sendable {
         self.directory = directory
         self.serviceAccounts = serviceAccounts
         self.hmsClients = hmsClients
+        self.apnsKeys = apnsKeys
         self.demoCredentials = demoCredentials
         self.inboxCapacity = inboxCapacity
         self.tokenLifetime = tokenLifetime
@@ -72,6 +88,13 @@ public struct SandboxConfiguration: Sendable {
             } catch {
                 throw ConfigurationError(.invalidFile, setting: "HERALD_SANDBOX_FCM_ACCOUNTS", "cannot read \(path): \(error)")
             }
+        }
+        configuration.apnsKeys = try reader.list("HERALD_SANDBOX_APNS_KEYS").map { item in
+            let parts = item.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3, let pem = FileManager.default.contents(atPath: parts[2]) else {
+                throw ConfigurationError(.invalidFile, setting: "HERALD_SANDBOX_APNS_KEYS", "\(item) is not <teamId>:<keyId>:<readable .p8 file>")
+            }
+            return APNsKey(teamId: parts[0], keyId: parts[1], privateKeyPEM: String(decoding: pem, as: UTF8.self))
         }
         configuration.inboxCapacity = try reader.parse("HERALD_SANDBOX_INBOX_CAPACITY", expected: "a positive number") {
             Int($0).flatMap { $0 > 0 ? $0 : nil }

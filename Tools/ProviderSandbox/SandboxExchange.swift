@@ -9,6 +9,9 @@ public struct SandboxRequest: Sendable {
     /// Header values by lowercased name.
     public var headers: [String: String]
     public var body: Data
+    /// The connection the request came on, when the front end tells (HTTPS): APNs judges
+    /// how often a provider token changes per connection.
+    public var connection: UInt64?
 
     public init(method: String, target: String, headers: [String: String], body: Data) {
         self.method = method.uppercased()

@@ -10,9 +10,9 @@ public final class SandboxState: Sendable {
     /// One accepted message, as the inbox keeps it.
     public struct InboxEntry: Sendable {
         public var id: String
-        /// `fcm` or `hms`.
+        /// `fcm`, `hms` or `apns`.
         public var provider: String
-        /// The FCM project id or the HMS app id.
+        /// The FCM project id, the HMS app id or the APNs topic.
         public var app: String
         public var token: String
         public var receivedAt: Date
@@ -21,11 +21,15 @@ public final class SandboxState: Sendable {
         /// For HMS: the `requestId` of the `messages:send` answer, shared by every token of a
         /// multicast request (see `sendRequests`).
         public var requestId: String? = nil
+        /// For APNs: the request's `apns-*` headers (the rest of the push is its body).
+        public var headers: [String: String]? = nil
 
-        /// The provider message (for HMS: narrowed to this entry's token), decoded on demand.
+        /// The provider message (for HMS: narrowed to this entry's token; for APNs: the
+        /// body, `aps` and the data keys), decoded on demand.
         public var message: [String: Any] {
-            guard let root = (try? JSONSerialization.jsonObject(with: requestBody)) as? [String: Any],
-                  var message = root["message"] as? [String: Any] else { return [:] }
+            guard let root = (try? JSONSerialization.jsonObject(with: requestBody)) as? [String: Any] else { return [:] }
+            if provider == "apns" { return root }
+            guard var message = root["message"] as? [String: Any] else { return [:] }
             if provider == "hms", message["token"] != nil { message["token"] = [token] }
             return message
         }
@@ -33,6 +37,7 @@ public final class SandboxState: Sendable {
         /// The `event` entry of the message's data map (Push Kit's data is a JSON string);
         /// nil when the data is encrypted or not Herald's.
         public var eventId: String? {
+            if provider == "apns" { return message["event"] as? String }
             let data = message["data"]
             if let map = data as? [String: Any] { return map["event"] as? String }
             guard let text = data as? String,

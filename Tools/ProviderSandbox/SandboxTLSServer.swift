@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -29,26 +30,33 @@ struct SandboxTLSServer: Service {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // A number per connection, never reused (APNs keeps state per connection).
+                let connection = sandbox.state.nextSequence()
+                @Sendable func http2(_ channel: Channel) -> EventLoopFuture<Void> {
+                    channel.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(EndStreamCoalescer())
+                            try stream.pipeline.syncOperations.addHandler(AuthorityFromHost())
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox, connection: connection))
+                        }
+                    }.map { _ in }
+                }
+                @Sendable func http1(_ channel: Channel) -> EventLoopFuture<Void> {
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox, connection: connection))
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                 }.flatMap {
                     channel.configureHTTP2SecureUpgrade(
-                        h2ChannelConfigurator: { channel in
-                            channel.configureHTTP2Pipeline(
-                                mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
-                            ) { stream in
-                                stream.eventLoop.makeCompletedFuture {
-                                    try stream.pipeline.syncOperations.addHandler(EndStreamCoalescer())
-                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                                    try stream.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox))
-                                }
-                            }.map { _ in }
-                        },
+                        h2ChannelConfigurator: http2,
+                        // Without ALPN, HTTP/2 with prior knowledge (as APNs clients such as
+                        // aioapns speak it) or HTTP/1.1, by the connection's first bytes.
                         http1ChannelConfigurator: { channel in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                                try channel.pipeline.syncOperations.addHandler(SandboxRequestHandler(sandbox: sandbox))
-                            }
+                            channel.pipeline.addHandler(PriorKnowledgeSniffer(http2: http2, http1: http1))
                         })
                 }
             }
@@ -69,12 +77,14 @@ final class SandboxRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     typealias OutboundOut = HTTPServerResponsePart
 
     private let sandbox: Sandbox
+    private let connection: UInt64
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
     private var tooLarge = false
 
-    init(sandbox: Sandbox) {
+    init(sandbox: Sandbox, connection: UInt64) {
         self.sandbox = sandbox
+        self.connection = connection
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -101,7 +111,9 @@ final class SandboxRequestHandler: ChannelInboundHandler, RemovableChannelHandle
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let bytes = body.map { Data($0.readableBytesView) } ?? Data()
-                reply = sandbox.handle(SandboxRequest(method: head.method.rawValue, target: head.uri, headers: headers, body: bytes))
+                var request = SandboxRequest(method: head.method.rawValue, target: head.uri, headers: headers, body: bytes)
+                request.connection = connection
+                reply = sandbox.handle(request)
             }
             body = nil
             if reply.delayMilliseconds > 0 {
@@ -177,5 +189,66 @@ final class EndStreamCoalescer: ChannelOutboundHandler, RemovableChannelHandler 
         guard let (frame, promise) = held else { return }
         held = nil
         context.write(wrapOutboundOut(.data(frame)), promise: promise)
+    }
+}
+
+/// Picks HTTP/2 (prior knowledge: the connection preface) or HTTP/1.1 from a connection's
+/// first bytes when TLS negotiated no protocol, then steps aside.
+final class PriorKnowledgeSniffer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private static let preface = Array("PRI * HTTP/2.0\r\n".utf8)
+    private let http2: @Sendable (Channel) -> EventLoopFuture<Void>
+    private let http1: @Sendable (Channel) -> EventLoopFuture<Void>
+    private var buffered: ByteBuffer?
+    private var decided = false
+
+    init(http2: @escaping @Sendable (Channel) -> EventLoopFuture<Void>, http1: @escaping @Sendable (Channel) -> EventLoopFuture<Void>) {
+        self.http2 = http2
+        self.http1 = http1
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var chunk = unwrapInboundIn(data)
+        if buffered == nil { buffered = chunk } else { buffered!.writeBuffer(&chunk) }
+        guard !decided, let bytes = buffered?.readableBytesView else { return }
+        let seen = min(bytes.count, Self.preface.count)
+        let matches = bytes.prefix(seen).elementsEqual(Self.preface.prefix(seen))
+        guard !matches || seen == Self.preface.count else { return }
+        decided = true
+        let configure = matches ? http2 : http1
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        configure(context.channel).whenComplete { result in
+            let (handler, context) = bound.value
+            switch result {
+            case .success:
+                if let buffered = handler.buffered { context.fireChannelRead(NIOAny(buffered)) }
+                handler.buffered = nil
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            case .failure:
+                context.close(promise: nil)
+            }
+        }
+    }
+}
+
+/// Gives a request without `:authority` its `host` header as `:authority` (RFC 9113
+/// §8.3.1 allows either; APNs clients such as aioapns send `host`), which NIO's HTTP/1
+/// view of a stream requires.
+final class AuthorityFromHost: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias InboundOut = HTTP2Frame.FramePayload
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .headers(var headers) = unwrapInboundIn(data), !headers.headers.contains(name: ":authority"),
+              let host = headers.headers.first(name: "host") else {
+            context.fireChannelRead(data)
+            return
+        }
+        var fields = HPACKHeaders()
+        fields.add(name: ":authority", value: host)
+        for (name, value, indexing) in headers.headers where name != "host" { fields.add(name: name, value: value, indexing: indexing) }
+        headers.headers = fields
+        context.fireChannelRead(wrapInboundOut(.headers(headers)))
     }
 }

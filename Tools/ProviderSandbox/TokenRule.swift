@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a device token asks the sandbox to do, read from its prefixes, so tests and demos
 /// can provoke every provider answer. Prefixes combine, e.g. `slow-200-unavailable-2-abc`.
 ///
@@ -16,6 +18,10 @@
 /// | `toomany-N-` | HMS: a request listing this token among more than N tokens fails with 80300010 (no N: more than 1); FCM: no effect |
 /// | `slow-MS-` | answer after MS milliseconds |
 /// | `after-S-` | `Retry-After: S` on retryable failures (default 1) |
+/// | `since-S-` | APNs: the 410's `timestamp` is S (Unix seconds) instead of the time of the answer |
+///
+/// APNs tokens are hex: there the rule is the text the token's bytes spell
+/// (`APNsEmulator.token(rule:)`).
 public struct TokenRule: Sendable, Hashable {
     public enum Failure: Sendable, Hashable {
         case unregistered, invalid, senderMismatch, thirdPartyAuth, unspecified, ttlExpired
@@ -30,6 +36,8 @@ public struct TokenRule: Sendable, Hashable {
     public var failure: Failure?
     public var delayMilliseconds: Int = 0
     public var retryAfterSeconds: Int = 1
+    /// For APNs' 410: since when the token is invalid.
+    public var invalidSince: Date?
 
     public init(token: String) {
         var rest = Substring(token)
@@ -67,6 +75,7 @@ public struct TokenRule: Sendable, Hashable {
             else if case .some(let limit) = takeCounted("toomany") { failure = .tooMany(limit: limit ?? 1) }
             else if let ms = takeNumber(after: "slow-") { delayMilliseconds = ms }
             else if let seconds = takeNumber(after: "after-") { retryAfterSeconds = seconds }
+            else if let seconds = takeNumber(after: "since-") { invalidSince = Date(timeIntervalSince1970: TimeInterval(seconds)) }
             else { break }
         }
     }

@@ -1,0 +1,57 @@
+import DispatchKit
+import Foundation
+import HeraldDomain
+import HeraldModel
+import Logging
+import ProviderMessages
+import ServiceKit
+
+/// Apple Push Notification service as a Herald provider: iOS devices register APNs device
+/// tokens (hex, 32 to 100 bytes), each app's `apns` section names its signing key, topic and
+/// environment, a push's body is limited to Apple's 4,096 bytes and may not use `aps` as a
+/// data key, and `herald-apns` sends one HTTP/2 request per delivery, a batch's
+/// concurrently.
+public struct APNsProvider: DispatchProvider, ConfiguredProvider {
+    public typealias Settings = APNsSettings
+    public let platform = Platform.apns
+    public let registersDevices = true
+    public let defaultPort = 8087
+
+    public init() {}
+
+    public func fits(_ request: DispatchRequest, now: Date) -> Bool {
+        APNsMessage.size(request) <= APNsMessage.payloadLimit
+    }
+
+    public func isReservedDataKey(_ key: String) -> Bool { key == APNsMessage.reservedDataKey }
+
+    public func tokenProblem(_ token: String) -> String? { APNsDeviceToken.problem(token) }
+
+    public func batching(environment: [String: String]) throws -> DispatchStage.Batching {
+        DispatchStage.Batching(prefetch: 200)
+    }
+
+    public func dispatcher(apps: AppsConfiguration, environment: [String: String], logger: Logger) throws -> ProviderDispatcher<APNsClient> {
+        try ProviderDispatcher<APNsClient>(apnsApps: apps, logger: logger)
+    }
+}
+
+/// What an APNs device token looks like: the hex of 32 to 100 bytes (Apple's tokens are
+/// 32 bytes today and may grow).
+public enum APNsDeviceToken {
+    public static let bytes = 32...100
+
+    /// What is wrong with `token`, or nil.
+    public static func problem(_ token: String) -> String? {
+        guard token.utf8.allSatisfy({ $0 < 0x80 && ($0 as UInt8).isHexDigit }) else { return "must be hexadecimal (an APNs device token)" }
+        guard token.utf8.count % 2 == 0 else { return "must have an even number of hex digits (an APNs device token)" }
+        guard bytes.contains(token.utf8.count / 2) else { return "must be \(bytes.lowerBound) to \(bytes.upperBound) bytes in hex (an APNs device token)" }
+        return nil
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+}

@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// APNs' HTTP/2 provider API as the sandbox plays it: `POST /3/device/<token>` with
+/// token-based authentication, answering as Apple documents ("Handling notification
+/// responses from APNs"): the provider token verified against the public key of its `kid`
+/// (`InvalidProviderToken`, `ExpiredProviderToken` after an hour, `TooManyProviderTokenUpdates`
+/// when a connection's token changes within 20 minutes), every header checked, the body
+/// limited to 4,096 bytes, and the device token's rules: the hex of an ASCII rule
+/// (`TokenRule`, e.g. hex of `unregistered-…`) provokes its answer, a token that is not the
+/// hex of 32 to 100 bytes is a `BadDeviceToken`.
+final class APNsEmulator: Sendable {
+    /// A signing key the sandbox accepts: Apple's `.p8` of a team, by its key id.
+    struct Key: Sendable {
+        var teamId: String
+        var keyId: String
+        var publicKey: P256.Signing.PublicKey
+    }
+
+    let state: SandboxState
+    let keys: [String: Key]
+    let metrics: SandboxMetrics
+    /// Per connection: the `iat` of the provider token it uses now.
+    private let connections = Mutex<[UInt64: Int]>([:])
+
+    static let payloadLimit = 4096
+    static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]
+    /// Apple refuses a token renewed more often than this (seconds).
+    static let tokenRenewal = 1200
+    /// Apple refuses a token older than this (seconds).
+    static let tokenLifetime = 3600
+
+    init(state: SandboxState, keys: [Key], metrics: SandboxMetrics) {
+        self.state = state
+        self.keys = Dictionary(keys.map { ($0.keyId, $0) }, uniquingKeysWith: { _, last in last })
+        self.metrics = metrics
+    }
+
+    /// `POST /3/device/{token}`.
+    func send(_ request: SandboxRequest, token: String, now: Date = Date()) -> SandboxReply {
+        let apnsId = request.headers["apns-id"] ?? UUID().uuidString
+        func refuse(_ status: Int, _ reason: String, timestamp: Date? = nil, retryAfter: Int? = nil) -> SandboxReply {
+            metrics.count(provider: "apns", endpoint: "send", outcome: reason)
+            var body: [String: Any] = ["reason": reason]
+            if let timestamp { body["timestamp"] = Int64((timestamp.timeIntervalSince1970 * 1000).rounded()) }
+            var headers: [(name: String, value: String)] = [("apns-id", apnsId)]
+            if let retryAfter { headers += SandboxHTTP.retryAfter(retryAfter) }
+            return SandboxHTTP.json(status, body, headers: headers)
+        }
+        guard request.method == "POST" else { return refuse(405, "MethodNotAllowed") }
+        if let reason = authenticate(request, now: now) {
+            return refuse(reason == "TooManyProviderTokenUpdates" ? 429 : 403, reason)
+        }
+        if let reason = Self.headerProblem(request.headers) { return refuse(400, reason) }
+        guard !request.body.isEmpty else { return refuse(400, "PayloadEmpty") }
+        guard request.body.count <= Self.payloadLimit else { return refuse(413, "PayloadTooLarge") }
+        guard let bytes = Self.hexBytes(token), (32...100).contains(bytes.count) else { return refuse(400, "BadDeviceToken") }
+        state.countAttempt(provider: "apns", token: token)
+
+        // The token's rule, when its bytes are the text of one.
+        let rule = TokenRule(token: String(decoding: bytes.prefix(while: { (0x21...0x7E).contains($0) }), as: UTF8.self))
+        let faults = state.currentFaults
+        let delay = faults.latencyMilliseconds + rule.delayMilliseconds
+        if let retryAfter = state.injectedThrottle(now: now) {
+            return refuse(429, "TooManyRequests", retryAfter: retryAfter).delayed(by: delay)
+        }
+        if state.injectedUnavailability(now: now) {
+            return refuse(503, "ServiceUnavailable", retryAfter: 1).delayed(by: delay)
+        }
+        if let failure = rule.failure, state.failureApplies(rule, provider: "apns", token: token) {
+            let retry = rule.retryAfterSeconds
+            switch failure {
+            case .unregistered: return refuse(410, "Unregistered", timestamp: rule.invalidSince ?? now).delayed(by: delay)
+            case .invalid: return refuse(400, "BadDeviceToken").delayed(by: delay)
+            case .senderMismatch: return refuse(400, "DeviceTokenNotForTopic").delayed(by: delay)
+            case .unavailable: return refuse(503, "ServiceUnavailable", retryAfter: retry).delayed(by: delay)
+            case .quota: return refuse(429, "TooManyRequests", retryAfter: retry).delayed(by: delay)
+            case .internal, .unspecified, .authServiceFailed: return refuse(500, "InternalServerError").delayed(by: delay)
+            case .thirdPartyAuth, .ttlExpired, .tooMany: break
+            }
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers where name.hasPrefix("apns-") { headers[name] = value }
+        let topic = request.headers["apns-topic"] ?? ""
+        state.accept(.init(id: apnsId, provider: "apns", app: topic, token: token, receivedAt: now, requestBody: request.body, headers: headers))
+        metrics.count(provider: "apns", endpoint: "send", outcome: "delivered")
+        return SandboxReply(status: 200, headers: [("apns-id", apnsId)]).delayed(by: delay)
+    }
+
+    /// Why the provider token is refused, in Apple's words, or nil.
+    private func authenticate(_ request: SandboxRequest, now: Date) -> String? {
+        guard let jwt = request.bearer else { return "MissingProviderToken" }
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any],
+              header["alg"] as? String == "ES256",
+              let keyId = header["kid"] as? String, let key = keys[keyId],
+              claims["iss"] as? String == key.teamId,
+              let iat = (claims["iat"] as? NSNumber).map({ $0.intValue }),
+              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+              key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
+        else { return "InvalidProviderToken" }
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        if iat > nowSeconds + 300 { return "InvalidProviderToken" }
+        if nowSeconds - iat > Self.tokenLifetime { return "ExpiredProviderToken" }
+        if let connection = request.connection {
+            let tooSoon = connections.withLock { table -> Bool in
+                if table.count > 100_000 { table.removeAll() }
+                guard let current = table[connection] else { table[connection] = iat; return false }
+                // An older token still in use on the connection is fine; a newer one must be
+                // 20 minutes newer.
+                guard iat > current else { return false }
+                if iat - current < Self.tokenRenewal { return true }
+                table[connection] = iat
+                return false
+            }
+            if tooSoon { return "TooManyProviderTokenUpdates" }
+        }
+        return nil
+    }
+
+    /// The first header Apple would refuse, as its reason.
+    static func headerProblem(_ headers: [String: String]) -> String? {
+        guard let topic = headers["apns-topic"], !topic.isEmpty else { return "MissingTopic" }
+        let pushType = headers["apns-push-type"]
+        if let pushType, !pushTypes.contains(pushType) { return "InvalidPushType" }
+        if let priority = headers["apns-priority"] {
+            guard ["1", "5", "10"].contains(priority) else { return "BadPriority" }
+            // "Specifying this priority for a background notification is an error."
+            if pushType == "background", priority == "10" { return "BadPriority" }
+        }
+        if let expiration = headers["apns-expiration"], Int64(expiration).map({ $0 < 0 }) ?? true { return "BadExpirationDate" }
+        if let collapseId = headers["apns-collapse-id"], collapseId.utf8.count > 64 { return "BadCollapseId" }
+        if let id = headers["apns-id"], UUID(uuidString: id) == nil { return "BadMessageId" }
+        return nil
+    }
+
+    /// The bytes of an even-length hex string, or nil.
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x41...0x46: digit - 0x41 + 10
+            case 0x61...0x66: digit - 0x61 + 10
+            default: nil
+            }
+        }
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    /// A device token carrying `rule` (e.g. `unregistered-`): its hex, padded to 32 bytes
+    /// with `filler`'s hex digits.
+    static func token(rule: String, filler: String = UUID().uuidString) -> String {
+        var bytes = Array(rule.utf8) + Array(filler.utf8.filter { $0 != UInt8(ascii: "-") })
+        while bytes.count < 32 { bytes.append(UInt8(ascii: "0")) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
