@@ -42,14 +42,14 @@ public struct APNsMessage: Sendable, Hashable {
     public static func isBackground(_ request: DispatchRequest) -> Bool { request.notification == nil }
 
     /// The headers APNs reads from any sender, FCM's `apns.headers` included: push type,
-    /// priority (5 for a background push, as Apple requires, and for a normal-priority
-    /// alert; 10 for a high-priority alert), expiration from the time left, and the collapse
-    /// id cut to 64 bytes on a character boundary.
+    /// priority (10 for an alert, to be shown at once; 5 for a background push, as Apple
+    /// requires), expiration from the time left, and the collapse id cut to 64 bytes on a
+    /// character boundary.
     public static func headers(_ request: DispatchRequest, now: Date) -> [(name: String, value: String)] {
         let background = isBackground(request)
         var headers: [(name: String, value: String)] = [
             ("apns-push-type", background ? "background" : "alert"),
-            ("apns-priority", background || request.priority == .normal ? "5" : "10"),
+            ("apns-priority", background ? "5" : "10"),
         ]
         if let expiresAt = request.expiresAt {
             headers.append(("apns-expiration", String(expiration(expiresAt, now: now))))

@@ -32,6 +32,8 @@ public struct TestSandbox: Sendable {
     /// The demo APNs signing key's `.p8` file, and its team and key ids.
     public var apnsKeyFile: String { directory.appendingPathComponent("apns-key.p8").path }
     public var apnsKey: SandboxConfiguration.APNsKey { running.sandbox.demoAPNsKey! }
+    /// The topic `apnsSection` writes by default.
+    public var apnsTopic: String { Sandbox.demoAPNsTopic }
 
     /// An app's `apns` section (YAML, indented for an app) sending to this sandbox.
     public func apnsSection(topic: String = Sandbox.demoAPNsTopic, environment: String = "development", indent: String = "    ") -> String {

@@ -28,6 +28,8 @@ final class HeraldStack: Sendable {
     let preferences: [ServiceProcess]
     let dispatchers: [ServiceProcess]
     let hmsDispatchers: [ServiceProcess]
+    /// herald-apns, with `apns` (the app then has an `apns` section).
+    let apnsDispatchers: [ServiceProcess]
     /// The first gateway; `gateways` holds them all (each its own process on its own port).
     let gateway: ServiceProcess
     let gateways: [ServiceProcess]
@@ -43,15 +45,17 @@ final class HeraldStack: Sendable {
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
         HeraldTopology.Queue.dispatch(.fcm), HeraldTopology.Queue.dispatch(.hms), HeraldTopology.Queue.dispatch(.webhook),
+        HeraldTopology.Queue.dispatch(.apns),
         HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
         HeraldTopology.Queue.registrationDeadLetters,
     ]
 
     /// With `databaseURL`, Registration and Preferences keep their stores in that PostgreSQL
     /// database (and may run as several replicas); else each in SQLite files of its own. With
-    /// `amqpURL`, the services use that broker (or cluster) instead of the test broker.
+    /// `amqpURL`, the services use that broker (or cluster) instead of the test broker. With
+    /// `apnsDispatchers`, the app has an `apns` section (so its iOS devices are APNs's).
     static func start(
-        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, webhooks: Bool = false, gateways gatewayCount: Int = 1,
+        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, webhooks: Bool = false, gateways gatewayCount: Int = 1,
         databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1,
         amqpURL: String? = nil, quorumReplicas: Int? = nil
     ) async throws -> HeraldStack {
@@ -97,6 +101,7 @@ final class HeraldStack: Sendable {
                   endpoint: \(sandbox.endpoint)
                   tokenEndpoint: \(sandbox.endpoint)/oauth2/v3/token
                   caFile: \(sandbox.caFile)
+            \(apnsCount > 0 ? sandbox.apnsSection() : "")
             """.utf8).write(to: config)
         // Declared before the purge: a fresh broker has none of Herald's queues yet.
         try await TestBroker.admin.declare(HeraldTopology.all(.herald))
@@ -123,6 +128,8 @@ final class HeraldStack: Sendable {
             services += dispatchers
             let hmsDispatchers = try (0..<hmsCount).map { _ in try ServiceProcess("herald-hms", environment: environment) }
             services += hmsDispatchers
+            let apnsDispatchers = try (0..<apnsCount).map { _ in try ServiceProcess("herald-apns", environment: environment) }
+            services += apnsDispatchers
             if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
             // Each into `services` as soon as it runs, so a failure to start the next discards it.
             var gateways: [ServiceProcess] = []
@@ -132,7 +139,7 @@ final class HeraldStack: Sendable {
             }
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services, registrations: registrations, preferences: preferences, dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, gateways: gateways, webhookSecret: webhookSecret, environment: environment)
+                hmsDispatchers: hmsDispatchers, apnsDispatchers: apnsDispatchers, gateways: gateways, webhookSecret: webhookSecret, environment: environment)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -145,8 +152,9 @@ final class HeraldStack: Sendable {
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], registrations: [ServiceProcess], preferences: [ServiceProcess],
         dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String, environment: [String: String]
+        hmsDispatchers: [ServiceProcess], apnsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String, environment: [String: String]
     ) {
+        self.apnsDispatchers = apnsDispatchers
         self.environment = environment
         self.webhookSecret = webhookSecret
         self.sandbox = sandbox
