@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "herald-preferences-bench", targets: ["PreferencesBenchmark"]),
         .executable(name: "herald-fcm-bench", targets: ["FCMBenchmark"]),
         .executable(name: "herald-hms-bench", targets: ["HMSBenchmark"]),
+        .executable(name: "herald-apns-bench", targets: ["APNsBenchmark"]),
         .executable(name: "herald-webhook-bench", targets: ["WebhookBenchmark"]),
         .executable(name: "herald-registration-bench", targets: ["RegistrationBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
@@ -324,6 +325,11 @@ let package = Package(
             name: "FCMBenchmark",
             dependencies: ["BenchmarkSupport", "FCM", "DispatchKit", "HTTPTransport", "HeraldModel"],
             path: "Benchmarks/FCMBenchmark"
+        ),
+        .executableTarget(
+            name: "APNsBenchmark",
+            dependencies: ["BenchmarkSupport", "APNs", "DispatchKit", "HTTPTransport", "HeraldModel"],
+            path: "Benchmarks/APNsBenchmark"
         ),
         .executableTarget(
             name: "HMSBenchmark",

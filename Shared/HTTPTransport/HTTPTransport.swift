@@ -165,7 +165,7 @@ public final class HTTPTransport: Service, Sendable {
                     if let again { waiting.prepend(again) }
                 }
             }
-            multi.poll(timeoutMilliseconds: waiting.count > 0 ? 100 : 1000)
+            multi.poll(timeoutMilliseconds: waiting.count > 0 || active > 0 ? 10 : 1000)
         }
         metrics.inFlight.record(0)
         Task { await stopped.open() }

@@ -25,7 +25,7 @@ extension ServiceProcesses {
         static let services: [(name: String, usesBroker: Bool)] = [
             ("herald-gateway", true), ("herald-registration", true), ("herald-preferences", true),
             ("herald-encryption", true), ("herald-fcm", true), ("herald-hms", true),
-            ("herald-webhook", true), ("herald-sandbox", false),
+            ("herald-webhook", true), ("herald-apns", true), ("herald-sandbox", false),
         ]
 
         @Test("starts, declares the topology, reports ready and exits 0 on SIGTERM", arguments: services)

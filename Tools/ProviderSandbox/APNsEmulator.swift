@@ -23,6 +23,9 @@ final class APNsEmulator: Sendable {
     let metrics: SandboxMetrics
     /// Per connection: the `iat` of the provider token it uses now.
     private let connections = Mutex<[UInt64: Int]>([:])
+    /// Provider tokens whose signature was verified, with their `iat`: a client sends the
+    /// same token for up to an hour, so each is verified once, as APNs does.
+    private let verified = Mutex<[String: Int]>([:])
 
     static let payloadLimit = 4096
     static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]
@@ -91,6 +94,22 @@ final class APNsEmulator: Sendable {
     /// Why the provider token is refused, in Apple's words, or nil.
     private func authenticate(_ request: SandboxRequest, now: Date) -> String? {
         guard let jwt = request.bearer else { return "MissingProviderToken" }
+        let iat: Int
+        if let known = verified.withLock({ $0[jwt] }) {
+            iat = known
+        } else {
+            guard let checked = verify(jwt) else { return "InvalidProviderToken" }
+            iat = checked
+            verified.withLock { table in
+                if table.count > 10_000 { table.removeAll() }
+                table[jwt] = checked
+            }
+        }
+        return check(iat: iat, connection: request.connection, now: now)
+    }
+
+    /// The `iat` of a provider token signed by a known key for its team, or nil.
+    private func verify(_ jwt: String) -> Int? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
@@ -103,11 +122,16 @@ final class APNsEmulator: Sendable {
               let iat = (claims["iat"] as? NSNumber).map({ $0.intValue }),
               let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
               key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
-        else { return "InvalidProviderToken" }
+        else { return nil }
+        return iat
+    }
+
+    /// Why a verified token issued at `iat` is refused now on `connection`, or nil.
+    private func check(iat: Int, connection: UInt64?, now: Date) -> String? {
         let nowSeconds = Int(now.timeIntervalSince1970)
         if iat > nowSeconds + 300 { return "InvalidProviderToken" }
         if nowSeconds - iat > Self.tokenLifetime { return "ExpiredProviderToken" }
-        if let connection = request.connection {
+        if let connection {
             let tooSoon = connections.withLock { table -> Bool in
                 if table.count > 100_000 { table.removeAll() }
                 guard let current = table[connection] else { table[connection] = iat; return false }
