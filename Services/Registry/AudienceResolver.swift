@@ -105,8 +105,9 @@ public struct AudienceResolver: Sendable {
     static func target(_ sponsee: Sponsee) -> DeviceTarget? {
         let id = sponseePrefix + sponsee.sponseeId
         switch sponsee.type {
-        case 4 where sponsee.value.hasPrefix("FCM:"):
-            return DeviceTarget(id: id, platform: .fcm, token: String(sponsee.value.dropFirst(4)), os: .android, userId: sponsee.sponseeId)
+        case 4 where sponsee.value.utf8.starts(with: "FCM:".utf8):
+            // By bytes: "FCM:" and a combining mark after it are one Character.
+            return DeviceTarget(id: id, platform: .fcm, token: String(decoding: sponsee.value.utf8.dropFirst(4), as: UTF8.self), os: .android, userId: sponsee.sponseeId)
         case 3:
             return DeviceTarget(
                 id: id, platform: .webhook, token: "", os: .other, userId: sponsee.sponseeId,

@@ -69,7 +69,7 @@ public struct RegistrationCommands: Sendable {
             try Self.check(sponseeId, "id")
             switch type {
             case 4:
-                guard value.hasPrefix("FCM:"), value.count > 4 else {
+                guard value.utf8.starts(with: "FCM:".utf8), value.utf8.count > 4 else {
                     throw CommandError(code: "invalid-value", detail: "value: a type 4 com method is FCM:<token>")
                 }
             case 3:

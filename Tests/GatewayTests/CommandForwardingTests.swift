@@ -35,8 +35,11 @@ struct CommandForwardingTests {
         let key = ["keyId": "k1", "p256dh": Base64URL.encode(P384.KeyAgreement.PrivateKey().publicKey.x963Representation), "auth": Base64URL.encode(Data(repeating: 1, count: 16))]
         let put = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "fcm", "token": "tok-1", "os": "android", "key": key])
         #expect(put.status == 422 && (put.json["detail"] as? String)?.contains("P-384") == true, "\(put.json)")
-        let platform = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "apns", "token": "t", "os": "ios"])
+        let platform = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "mpns", "token": "t", "os": "other"])
         #expect(platform.status == 400 && platform.json["field"] as? String == "platform")
+        // APNs's rule for its tokens: the hex of 32 to 100 bytes.
+        let token = await gateway.send("PUT", "/v1/apps/{app}/devices/d1", json: ["platform": "apns", "token": "t", "os": "ios"])
+        #expect(token.status == 400 && token.json["field"] as? String == "token", "\(token.json)")
         await gateway.stop()
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
-import Registry
+@testable import Registry
 import Testing
 
 /// The registry's rules, on a real SQLite file.
@@ -79,6 +79,20 @@ struct RegistrationSemanticsTests {
         #expect(try await store.targets(app: "sid", pushIds: ["p1"]).isEmpty)
         #expect(try await store.targets(app: "sid", pushIds: ["p3"]).map(\.id) == ["fcm-token-1"])
         #expect(try await store.device(app: "sid", deviceId: "fcm-token-1")?.registration.pushIds == ["p2", "p3"])
+    }
+
+    /// "FCM:" followed by a combining mark is one character less to `String`: the com method
+    /// is read by its bytes, as its sender wrote it (found by Schemathesis).
+    @Test(arguments: StoreBackend.available)
+    func aType4ComMethodIsReadByItsBytes(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands = RegistrationCommands(store: store)
+        let value = "FCM:\u{1F3FB}token"
+        let reply = try await commands.run(.setSponsee(app: "a", sponseeId: "s1", type: 4, value: value))
+        #expect(reply.sponsee?.value == value)
+        let target = AudienceResolver.target(Sponsee(sponseeId: "s1", type: 4, value: value))
+        #expect(target?.platform == .fcm && target?.token == "\u{1F3FB}token", "\(String(describing: target))")
     }
 
     @Test(arguments: StoreBackend.available)
