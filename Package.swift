@@ -444,6 +444,14 @@ let package = Package(
             path: "Tests/PreferenceRulesTests"
         ),
         .testTarget(
+            name: "APNsDispatcherTests",
+            dependencies: [
+                "APNs", "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+            ],
+            path: "Tests/APNsDispatcherTests",
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
             name: "FCMDispatcherTests",
             dependencies: [
                 "FCM", "DispatchKit", "HTTPTransport", "ProviderSandbox", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
@@ -518,7 +526,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Tests/ServicesTests"
+            path: "Tests/ServicesTests",
+            exclude: ["Fixtures"]
         ),
         // The executables: thin mains over their modules.
         .executableTarget(

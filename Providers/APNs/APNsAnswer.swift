@@ -37,7 +37,8 @@ public enum APNsAnswer {
         }
     }
 
-    /// A 403 refusing the provider token (`ExpiredProviderToken`, `InvalidProviderToken`):
+    /// A 403 refusing the provider token (`ExpiredProviderToken`, `InvalidProviderToken`,
+    /// `MissingProviderToken`):
     /// Apple's reason, so `AuthorizedSender` renews the token once and retries.
     public static func refusal(_ response: HTTPResponse) -> String? {
         guard response.status == 403,

@@ -43,15 +43,8 @@ public enum APNsDeviceToken {
 
     /// What is wrong with `token`, or nil.
     public static func problem(_ token: String) -> String? {
-        guard token.utf8.allSatisfy({ $0 < 0x80 && ($0 as UInt8).isHexDigit }) else { return "must be hexadecimal (an APNs device token)" }
-        guard token.utf8.count % 2 == 0 else { return "must have an even number of hex digits (an APNs device token)" }
-        guard bytes.contains(token.utf8.count / 2) else { return "must be \(bytes.lowerBound) to \(bytes.upperBound) bytes in hex (an APNs device token)" }
+        guard let bytes = Hex.decode(token) else { return "must be hexadecimal, two digits a byte (an APNs device token)" }
+        guard self.bytes.contains(bytes.count) else { return "must be \(self.bytes.lowerBound) to \(self.bytes.upperBound) bytes in hex (an APNs device token)" }
         return nil
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

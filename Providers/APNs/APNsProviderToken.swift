@@ -12,6 +12,6 @@ public enum APNsProviderToken {
 
     /// A token cache for `key`, signing at the time `now` gives.
     public static func cache(for key: APNsSigningKey, now: @escaping @Sendable () -> Date = Date.init) -> AccessTokenCache {
-        AccessTokenCache(now: now) { AccessToken(token: key.token(issuedAt: now()), lifetime: lifetime) }
+        AccessTokenCache(now: now) { AccessToken(token: try key.token(issuedAt: now()), lifetime: lifetime) }
     }
 }

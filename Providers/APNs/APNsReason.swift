@@ -47,12 +47,12 @@ public struct APNsReason: ProviderCode, Hashable, ExpressibleByStringLiteral {
     public static let shutdown: APNsReason = "Shutdown"
 
     /// The provider token was refused: renewed once, then the send repeated.
-    public static let tokenRefusals: Set<APNsReason> = [.expiredProviderToken, .invalidProviderToken]
+    public static let tokenRefusals: Set<APNsReason> = [.expiredProviderToken, .invalidProviderToken, .missingProviderToken]
     /// The app's settings are wrong (its topic, key or environment): every push of the app
     /// fails the same way until an operator mends them.
     public static let configuration: Set<APNsReason> = [
         .deviceTokenNotForTopic, .topicDisallowed, .badTopic, .missingTopic, .forbidden, .badCertificate,
-        .badCertificateEnvironment, .missingProviderToken, .invalidProviderToken,
+        .badCertificateEnvironment, .invalidProviderToken,
     ]
     /// Worth trying again later.
     public static let retryable: Set<APNsReason> = [

@@ -29,16 +29,12 @@ public struct APNsSigningKey: Sendable {
     }
 
     /// A provider token issued at `now` (`iat` in whole seconds).
-    public func token(issuedAt now: Date) -> String {
-        let header = #"{"alg":"ES256","kid":"# + quoted(keyId) + "}"
-        let claims = #"{"iss":"# + quoted(teamId) + #","iat":"# + String(Int(now.timeIntervalSince1970)) + "}"
-        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+    public func token(issuedAt now: Date) throws -> String {
+        struct Header: Encodable { let alg = "ES256", kid: String }
+        struct Claims: Encodable { let iss: String, iat: Int }
         // ES256's signature is the raw r || s (RFC 7518 §3.4), not DER.
-        let signature = (try? key.signature(for: Data(input.utf8)).rawRepresentation) ?? Data()
-        return input + "." + Base64URL.encode(signature)
-    }
-
-    private func quoted(_ text: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+        return try JWS.compact(header: Header(kid: keyId), claims: Claims(iss: teamId, iat: Int(now.timeIntervalSince1970))) {
+            try key.signature(for: $0).rawRepresentation
+        }
     }
 }

@@ -12,21 +12,19 @@ public enum FCMOAuth {
 
     /// The signed assertion for `account` at `now`.
     public static func assertion(for account: FCMServiceAccount, now: Date = Date()) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         struct Header: Encodable { let alg = "RS256", typ = "JWT", kid: String }
         struct Claims: Encodable { let iss, scope, aud: String; let iat, exp: Int }
         let issued = Int(now.timeIntervalSince1970)
-        let input = Base64URL.encode(try encoder.encode(Header(kid: account.privateKeyId))) + "."
-            + Base64URL.encode(try encoder.encode(Claims(iss: account.clientEmail, scope: scope, aud: account.tokenUri, iat: issued, exp: issued + 3600)))
         let key: _RSA.Signing.PrivateKey
         do {
             key = try _RSA.Signing.PrivateKey(pemRepresentation: account.privateKey)
         } catch {
             throw FCMConfigurationError("the private_key of \(account.clientEmail) is not an RSA private key in PEM: \(error)")
         }
-        let signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + Base64URL.encode(signature.rawRepresentation)
+        return try JWS.compact(
+            header: Header(kid: account.privateKeyId),
+            claims: Claims(iss: account.clientEmail, scope: scope, aud: account.tokenUri, iat: issued, exp: issued + 3600)
+        ) { try key.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation }
     }
 
     /// Exchanges a fresh assertion for an access token at `endpoint` (the account's `token_uri`).

@@ -64,14 +64,7 @@ public struct Delivery: Contract, Hashable {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: Data([0]))
         }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        for byte in hasher.finalize().prefix(16) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return Hex.encode(hasher.finalize().prefix(16))
     }
 }
 

@@ -7,7 +7,7 @@ import HeraldModel
 /// `{"aps": {...}, <data map>}`. The APNs dispatcher sends it (adding `apns-topic` and the
 /// provider token); the encryption stage measures it against Apple's 4,096 bytes. The same
 /// header rules serve iOS devices reached through FCM (`FCMMessage.apns`).
-public struct APNsMessage: Sendable, Hashable {
+public struct APNsMessage: Sendable {
     /// Apple's limit on a notification's body, in bytes.
     public static let payloadLimit = 4096
     /// Apple's limit on `apns-collapse-id`, in bytes.
@@ -19,16 +19,6 @@ public struct APNsMessage: Sendable, Hashable {
     /// Header names and values, lowercased names, in a fixed order.
     public var headers: [(name: String, value: String)]
     public var body: Data
-
-    public static func == (a: APNsMessage, b: APNsMessage) -> Bool {
-        a.token == b.token && a.body == b.body && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(token)
-        hasher.combine(body)
-        for header in headers { hasher.combine(header.name); hasher.combine(header.value) }
-    }
 
     /// Builds the request for `request` as sent at `now`.
     public init(_ request: DispatchRequest, now: Date = Date()) {
@@ -88,9 +78,7 @@ public struct APNsMessage: Sendable, Hashable {
         var bytes = Array(SHA256.hash(data: Data(deliveryId.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02X", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
-        return parts.joined(separator: "-")
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString
     }
 
     /// The body: `aps` (the alert, `mutable-content: 1` for a push the notification service

@@ -29,13 +29,18 @@ extension ServiceProcesses {
         static func smartID(_ stack: HeraldStack) async throws {
             let bad = await stack.call("POST", "/smartid/devices", ["profileID": ["p-ios"], "OS": "iOS", "deviceID": "not-hex"])
             #expect(bad.status == 400 && "\(bad.json)".contains("deviceID"), "an iOS deviceID must be an APNs token: \(bad)")
-            let token = TestSandbox.apnsToken()
-            try await stack.expectOK("POST", "/smartid/devices", ["profileID": ["p-ios"], "OS": "iOS", "deviceID": token])
+            // Smart ID's documented registration, with Apple's example device token.
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/smartid-device-ios.json")
+            let registration = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])["body"] as? [String: Any]
+            let body = try #require(registration)
+            let token = try #require(body["deviceID"] as? String)
+            let profile = try #require((body["profileID"] as? [String])?.first)
+            try await stack.expectOK("POST", "/smartid/devices", body)
             let device = try await stack.expectOK("GET", "/devices/\(token)")
             #expect(((device["device"] as? [String: Any])?["registration"] as? [String: Any])?["platform"] as? String == "apns", "\(device)")
             let before = Date()
-            try await stack.expectOK("POST", "/smartid/push", ["messageId": "sid-ios-1", "pushId": "p-ios", "requestor": "Bank", "type": "SIGN", "timeToLive": 90])
-            try await eventually(timeout: .seconds(30), "the Smart ID push on APNs") { !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty }
+            try await stack.expectOK("POST", "/smartid/push", ["messageId": "sid-ios-1", "pushId": profile, "requestor": "Bank", "type": "SIGN", "timeToLive": 90])
+            try await eventually(timeout: .seconds(60), "the Smart ID push on APNs") { !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty }
             let entry = try #require(stack.sandbox.state.messages(provider: "apns", token: token).first)
             let headers = try #require(entry.headers)
             // Smart ID's requests carry data for the app, no alert: a background push.
@@ -44,9 +49,9 @@ extension ServiceProcesses {
             let expiration = try #require(headers["apns-expiration"].flatMap(Int.init))
             #expect((Int(before.timeIntervalSince1970) + 60)...(Int(Date().timeIntervalSince1970) + 91) ~= expiration, "expiration from timeToLive 90: \(expiration)")
             #expect(headers["apns-id"].flatMap(UUID.init(uuidString:)) != nil, "\(headers)")
-            let body = entry.message
-            #expect(body["messageId"] as? String == "sid-ios-1" && body["requestor"] as? String == "Bank", "\(body)")
-            #expect((body["aps"] as? [String: Any])?["content-available"] as? Int == 1, "\(body)")
+            let message = entry.message
+            #expect(message["messageId"] as? String == "sid-ios-1" && message["requestor"] as? String == "Bank", "\(message)")
+            #expect((message["aps"] as? [String: Any])?["content-available"] as? Int == 1, "\(message)")
             #expect(stack.sandbox.state.messages(provider: "fcm").isEmpty, "no Apple token goes to FCM")
         }
 
@@ -65,7 +70,7 @@ extension ServiceProcesses {
                 "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "Hello iPhone"], "recipients": ["ui"],
             ])
             let eventId = try #require(accepted["eventId"] as? String)
-            try await eventually(timeout: .seconds(30), "both deliveries delivered") {
+            try await eventually(timeout: .seconds(60), "both deliveries delivered") {
                 await stack.deliveries(of: eventId).compactMap { $0["status"] as? String } == ["delivered", "delivered"]
             }
             let entry = try #require(stack.sandbox.state.messages(provider: "apns", token: token).first)
@@ -86,7 +91,7 @@ extension ServiceProcesses {
                 "id": "apns-silent-1", "source": "api", "kind": "sync", "audience": ["users": ["c"]],
                 "options": ["collapseKey": "inbox", "ttlSeconds": 600],
             ])
-            try await eventually(timeout: .seconds(30), "the silent push") { !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty }
+            try await eventually(timeout: .seconds(60), "the silent push") { !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty }
             let entry = try #require(stack.sandbox.state.messages(provider: "apns", token: token).first)
             #expect(entry.headers?["apns-push-type"] == "background" && entry.headers?["apns-priority"] == "5", "\(entry.headers ?? [:])")
             #expect(entry.headers?["apns-collapse-id"] == "inbox")
@@ -100,10 +105,10 @@ extension ServiceProcesses {
                 let dead = TestSandbox.apnsToken(rule: "unregistered-")
                 try await stack.expectOK("PUT", "/devices/dead-iphone", ["platform": "apns", "token": dead, "os": "ios", "userId": "dead"])
                 try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "1", "recipients": ["dead"]])
-                try await eventually(timeout: .seconds(30), "the device removed") { await stack.call("GET", "/devices/dead-iphone").status == 404 }
+                try await eventually(timeout: .seconds(60), "the device removed") { await stack.call("GET", "/devices/dead-iphone").status == 404 }
                 let second = try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "2", "recipients": ["dead"]])
                 let secondId = try #require(second["eventId"] as? String)
-                try await eventually(timeout: .seconds(30), "the second event resolved to no audience") {
+                try await eventually(timeout: .seconds(60), "the second event resolved to no audience") {
                     await stack.deliveries(of: secondId).first?["reason"] as? String == "no audience"
                 }
                 #expect(stack.sandbox.state.sendAttempts(provider: "apns", token: dead) == 1, "the dead token was not used again")
@@ -114,12 +119,12 @@ extension ServiceProcesses {
                 try await stack.expectOK("PUT", "/devices/renewed-iphone", ["platform": "apns", "token": renewed, "os": "ios", "userId": "renewed"])
                 let third = try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "3", "recipients": ["renewed"]])
                 let thirdId = try #require(third["eventId"] as? String)
-                try await eventually(timeout: .seconds(30), "the 410 answered") {
+                try await eventually(timeout: .seconds(60), "the 410 answered") {
                     await stack.deliveries(of: thirdId).first?["status"] as? String == "revoked"
                 }
                 // Registration's word on it: the device was kept.
                 let metrics = "http://127.0.0.1:\(stack.registrations[0].healthPort)/metrics"
-                try await eventually(timeout: .seconds(30), "Registration kept the device") {
+                try await eventually(timeout: .seconds(60), "Registration kept the device") {
                     await DashboardMetricsTests.scrape(metrics).contains(#"herald_registration_revocations_total{result="renewed"} 1"#)
                 }
                 #expect(await stack.call("GET", "/devices/renewed-iphone").status == 200)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldModel
 import Synchronization
 
 /// APNs' HTTP/2 provider API as the sandbox plays it: `POST /3/device/<token>` with
@@ -58,7 +59,7 @@ final class APNsEmulator: Sendable {
         if let reason = Self.headerProblem(request.headers) { return refuse(400, reason) }
         guard !request.body.isEmpty else { return refuse(400, "PayloadEmpty") }
         guard request.body.count <= Self.payloadLimit else { return refuse(413, "PayloadTooLarge") }
-        guard let bytes = Self.hexBytes(token), (32...100).contains(bytes.count) else { return refuse(400, "BadDeviceToken") }
+        guard let bytes = Hex.decode(token), (32...100).contains(bytes.count) else { return refuse(400, "BadDeviceToken") }
         state.countAttempt(provider: "apns", token: token)
 
         // The token's rule, when its bytes are the text of one.
@@ -110,18 +111,13 @@ final class APNsEmulator: Sendable {
 
     /// The `iat` of a provider token signed by a known key for its team, or nil.
     private func verify(_ jwt: String) -> Int? {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any],
-              header["alg"] as? String == "ES256",
-              let keyId = header["kid"] as? String, let key = keys[keyId],
-              claims["iss"] as? String == key.teamId,
-              let iat = (claims["iat"] as? NSNumber).map({ $0.intValue }),
-              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              key.publicKey.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
+        guard let token = CompactJWT(jwt),
+              token.header["alg"] as? String == "ES256",
+              let keyId = token.header["kid"] as? String, let key = keys[keyId],
+              token.claims["iss"] as? String == key.teamId,
+              let iat = (token.claims["iat"] as? NSNumber).map({ $0.intValue }),
+              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: token.signature),
+              key.publicKey.isValidSignature(ecdsa, for: token.signingInput)
         else { return nil }
         return iat
     }
@@ -163,34 +159,11 @@ final class APNsEmulator: Sendable {
         return nil
     }
 
-    /// The bytes of an even-length hex string, or nil.
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x41...0x46: digit - 0x41 + 10
-            case 0x61...0x66: digit - 0x61 + 10
-            default: nil
-            }
-        }
-        var index = 0
-        while index < digits.count {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
     /// A device token carrying `rule` (e.g. `unregistered-`): its hex, padded to 32 bytes
     /// with `filler`'s hex digits.
     static func token(rule: String, filler: String = UUID().uuidString) -> String {
         var bytes = Array(rule.utf8) + Array(filler.utf8.filter { $0 != UInt8(ascii: "-") })
         while bytes.count < 32 { bytes.append(UInt8(ascii: "0")) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(bytes)
     }
 }

@@ -29,33 +29,26 @@ struct JWTBearerVerifier: Sendable {
     }
 
     func verify(_ assertion: String, now: Date = Date()) throws(Refusal) -> Grant {
-        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
-        else { throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.") }
-        guard header["alg"] as? String == "RS256" else {
-            throw Refusal(error: "invalid_grant", description: "Invalid JWT: unsupported algorithm \(header["alg"] ?? "none"); expected RS256")
+        guard let jwt = CompactJWT(assertion) else { throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.") }
+        guard jwt.header["alg"] as? String == "RS256" else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: unsupported algorithm \(jwt.header["alg"] ?? "none"); expected RS256")
         }
-        guard let issuer = claims["iss"] as? String, let known = accounts[issuer] else {
+        guard let issuer = jwt.claims["iss"] as? String, let known = accounts[issuer] else {
             throw Refusal(error: "invalid_grant", description: "Invalid grant: account not found")
         }
-        if let kid = header["kid"] as? String, kid != known.account.privateKeyId {
+        if let kid = jwt.header["kid"] as? String, kid != known.account.privateKeyId {
             throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.")
         }
-        let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
-        let valid = known.key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signingInput, padding: .insecurePKCS1v1_5)
+        let valid = known.key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signingInput, padding: .insecurePKCS1v1_5)
         guard valid else { throw Refusal(error: "invalid_grant", description: "Invalid JWT Signature.") }
-        let scopes = (claims["scope"] as? String)?.split(separator: " ").map(String.init) ?? []
+        let scopes = (jwt.claims["scope"] as? String)?.split(separator: " ").map(String.init) ?? []
         guard !Self.fcmScopes.isDisjoint(with: scopes) else {
             throw Refusal(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
         }
-        guard let audience = claims["aud"] as? String, audiences().contains(audience) else {
-            throw Refusal(error: "invalid_grant", description: "Invalid JWT: aud must be the token endpoint, got \(claims["aud"] ?? "nothing")")
+        guard let audience = jwt.claims["aud"] as? String, audiences().contains(audience) else {
+            throw Refusal(error: "invalid_grant", description: "Invalid JWT: aud must be the token endpoint, got \(jwt.claims["aud"] ?? "nothing")")
         }
-        guard let iat = (claims["iat"] as? NSNumber)?.doubleValue, let exp = (claims["exp"] as? NSNumber)?.doubleValue,
+        guard let iat = (jwt.claims["iat"] as? NSNumber)?.doubleValue, let exp = (jwt.claims["exp"] as? NSNumber)?.doubleValue,
               exp > iat, exp - iat <= 3600, iat <= now.timeIntervalSince1970 + 300, exp > now.timeIntervalSince1970
         else {
             throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
