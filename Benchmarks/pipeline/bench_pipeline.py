@@ -22,6 +22,7 @@ import concurrent.futures
 import http.client
 import json
 import os
+import hashlib
 import statistics
 import subprocess
 import sys
@@ -35,7 +36,7 @@ GATEWAY = "http://127.0.0.1:8080"
 SANDBOX = "http://127.0.0.1:8090"
 METRICS_PORTS = {
     "herald-gateway": 9080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
-    "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-sandbox": 8090,
+    "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-apns": 8087, "herald-sandbox": 8090,
 }
 
 
@@ -51,8 +52,11 @@ def metrics_port(name):
 QUEUES = ["registration.events", "preferences.resolved", "encryption.allowed", "dispatch.fcm", "registration.outcomes"]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-# The shapes: push-id prefix, how many push ids, devices per push id.
-AUDIENCES = {"solo": (1000, 1), "group": (100, 20), "big": (1, 20000)}
+# The shapes: push-id prefix, how many push ids, devices per push id. `soloios` is solo's
+# audience with every other device an iPhone (shape solo-ios): half the pushes go through APNs.
+AUDIENCES = {"solo": (1000, 1), "group": (100, 20), "big": (1, 20000), "soloios": (1000, 1)}
+# Each shape's audience, where it is not the shape's own name.
+SHAPE_AUDIENCE = {"steady": "solo", "solo-ios": "soloios"}
 
 
 def log(text):
@@ -116,8 +120,8 @@ class Processes:
 
 
 def sandbox_delivered():
-    """The FCM sends the sandbox has delivered since it started (its own counter)."""
-    return metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", provider="fcm", endpoint="send", outcome="delivered")
+    """The sends the sandbox has delivered since it started, every provider's (its own counters)."""
+    return metric(scrape("herald-sandbox"), "herald_sandbox_requests_total", endpoint="send", outcome="delivered")
 
 
 def ready_counts(channel, queues):
@@ -165,8 +169,10 @@ class QueueSampler(threading.Thread):
 
 def register_devices(api_key, run, audiences, app="demo", platform="fcm"):
     """Registers every benchmark device through the gateway: Smart ID device registrations
-    (Android, so FCM; in an app in webhook mode, forwarded instead), or with `platform="hms"`
-    Huawei phones (`PUT /devices/{id}` with the push id)."""
+    (Android, so FCM; in an app in webhook mode, forwarded instead), with `platform="apns"`
+    Smart ID iPhones (`OS: iOS`, an APNs token: the demo app has an apns section), or with
+    `platform="hms"` Huawei phones (`PUT /devices/{id}` with the push id). In audience
+    `soloios` every other device is an iPhone."""
     jobs = []
     for prefix, (ids, per_id) in audiences.items():
         for i in range(ids):
@@ -175,6 +181,11 @@ def register_devices(api_key, run, audiences, app="demo", platform="fcm"):
     local = threading.local()
 
     def request(push_id, token):
+        iphone = platform == "apns" or (push_id.split("-")[-2] == "soloios" and int(push_id.split("-")[-1]) % 2 == 1)
+        if iphone:
+            # An APNs device token is hex: 32 bytes derived from the benchmark's name for it.
+            device = hashlib.sha256(token.encode()).hexdigest()
+            return "POST", f"/v1/apps/{app}/smartid/devices", json.dumps({"profileID": [push_id], "OS": "iOS", "deviceID": device})
         if platform == "hms":
             body = {"platform": "hms", "token": token, "os": "android", "pushIds": [push_id]}
             return "PUT", f"/v1/apps/{app}/devices/{token}", json.dumps(body)
@@ -208,7 +219,7 @@ def register_devices(api_key, run, audiences, app="demo", platform="fcm"):
 
 def sandbox_receipts(run, provider="fcm"):
     """(received at, Unix ms; the message id) of every push the sandbox accepted for
-    `provider` (fcm or hms) whose message id belongs to `run`, oldest first."""
+    `provider` (fcm, hms or apns; empty: any) whose message id belongs to `run`, oldest first."""
     receipts = []
     for line in get(f"{SANDBOX}/sandbox/receipts?provider={provider}", timeout=120).splitlines():
         millis, _, event = line.split(" ", 2)
@@ -259,7 +270,7 @@ def run_shape(args, processes, shape, base, run):
         urllib.request.urlopen(request, timeout=30).read()
         load = {"requests": 1, "failed": 0, "seconds": time.time() - started}
     else:
-        prefix = "solo" if shape in ("solo", "steady") else "group"
+        prefix = SHAPE_AUDIENCE.get(shape, shape)
         ids, per_id = AUDIENCES[prefix]
         seconds = args.steady_seconds if shape == "steady" else args.seconds
         rate = args.steady_rate if shape == "steady" else 0
@@ -281,7 +292,7 @@ def run_shape(args, processes, shape, base, run):
     published_by = {name: metric(scrape(name), "herald_amqp_published_total") - before for name, before in published_before.items()}
     published = sum(published_by.values())
     # (received, sent): the send time is written into each event id.
-    receipts = [(received, int(event.split("-")[-2])) for received, event in sandbox_receipts(run)]
+    receipts = [(received, int(event.split("-")[-2])) for received, event in sandbox_receipts(run, provider="")]
     # Each shape starts with an empty sandbox inbox: the sandbox keeps every request it
     # accepted, and hundreds of thousands of them slow it down (a harness artifact).
     urllib.request.urlopen(urllib.request.Request(f"{SANDBOX}/sandbox/messages", method="DELETE"), timeout=60).read()
@@ -377,7 +388,7 @@ def main():
     processes = Processes(args.run_dir)
     run = f"b{int(time.time()) % 100000000:08d}"
     shapes = args.shapes.split(",")
-    needed = {("solo" if s == "steady" else s) for s in shapes}
+    needed = {SHAPE_AUDIENCE.get(s, s) for s in shapes}
     register_devices(args.api_key, run, {k: v for k, v in AUDIENCES.items() if k in needed})
     ceiling = broker_ceiling(args.bin_dir, args.ceiling_messages)
     log(f"broker ceiling: {ceiling:.0f} msg/s")

@@ -4,9 +4,10 @@ harness (Benchmarks/pipeline/bench_pipeline.py: device registration, wrk pacing,
 sampling, the sandbox's receipts).
 
 Each fault scenario sends Smart ID pushes at RATE events/s (one device each) for SECONDS to
-the dispatchers it concerns (Loads: FCM devices; half FCM, half Huawei devices through Push
-Kit for the provider faults; only Huawei devices when the Push Kit dispatcher is killed, and
-an app in webhook mode when the webhook dispatcher is),
+the dispatchers it concerns (Loads: FCM devices; a third each FCM, Huawei devices through Push
+Kit and iPhones through APNs for the provider faults; only Huawei devices when the Push Kit
+dispatcher is killed, only iPhones when the APNs dispatcher is, and an app in webhook mode
+when the webhook dispatcher is),
 starts its fault FAULT_AT seconds in and ends it after the fault's duration, then waits until
 the sandbox has a push for every accepted event (or DRAIN_TIMEOUT). It reports accepted
 events, deliveries expected, delivered (distinct events at the sandbox), lost (must be 0),
@@ -15,7 +16,7 @@ after the fault ended (from the fault's end to the arrival of the last event sen
 ended), the longest any accepted event waited from its request to its push, delivered/s and
 the work queues' depth over time, and each process's resident memory at the end.
 
-Faults: provider-outage (the sandbox answers 503 to every FCM and Push Kit send for 30 s, with
+Faults: provider-outage (the sandbox answers 503 to every FCM, Push Kit and APNs send for 30 s, with
 Retry-After: 1), provider-429 (429 with Retry-After: 5 for 30 s), broker-restart (the RabbitMQ
 node stopped and started again on its data), kill-<service> (kill -9 of the gateway,
 registration, preferences, encryption and each dispatcher under its own load, started again
@@ -55,7 +56,8 @@ def sandbox(method, path, body=None):
 class Load:
     """Where a scenario's Smart ID pushes go and where the sandbox counts them: one device per
     push id, of `app`, sent through `platform`'s dispatcher. The FCM load is the pipeline
-    benchmark's solo audience; the Push Kit load registers Huawei phones; the webhook load is
+    benchmark's solo audience; the Push Kit load registers Huawei phones; the APNs load
+    registers iPhones through Smart ID (`OS: iOS`, APNs tokens); the webhook load is
     app demo-chat, in webhook mode, whose every delivery is forwarded to the sandbox's
     receiver `demo-chat` instead of pushed."""
 
@@ -70,7 +72,7 @@ class Load:
 
     def register(self, args, run):
         pipeline.register_devices(self.api_key(args), run, {self.audience: (pipeline.AUDIENCES["solo"][0], 1)},
-                                  app=self.app, platform="hms" if self.platform == "hms" else "fcm")
+                                  app=self.app, platform=self.platform if self.platform in ("hms", "apns") else "fcm")
 
     def queues(self):
         """The work queues its events cross, and its dispatcher's retry tiers."""
@@ -98,15 +100,15 @@ class Load:
 
 # The retry tiers' labels (HeraldTopology.retryTiers), the same for every dispatcher.
 RETRY_TIERS = ("1s", "2s", "4s", "8s", "15s", "30s", "1m", "2m", "5m", "10m", "20m")
-LOADS = {"fcm": Load("fcm", "demo", "solo"), "hms": Load("hms", "demo", "hms"),
+LOADS = {"fcm": Load("fcm", "demo", "solo"), "hms": Load("hms", "demo", "hms"), "apns": Load("apns", "demo", "ios"),
          "webhook": Load("webhook", "demo-chat", "hook", key_file="demo-chat-api-key")}
 
 
 class ProviderOutage:
-    """FCM and Push Kit answer 503 (Retry-After: 1) to every send while it lasts; the load is
-    half FCM devices, half Huawei devices."""
+    """FCM, Push Kit and APNs answer 503 (Retry-After: 1) to every send while it lasts; the
+    load is a third each FCM devices, Huawei devices and iPhones."""
     name = "provider-outage"
-    loads = ["fcm", "hms"]
+    loads = ["fcm", "hms", "apns"]
 
     def start(self, seconds):
         sandbox("PUT", "/sandbox/faults", {"outageSeconds": seconds})
@@ -124,7 +126,7 @@ class Kill:
         self.service = service
         self.name = f"kill-{service.removeprefix('herald-')}"
         # A dispatcher is killed while it has work: the load goes to its own devices.
-        self.loads = [{"herald-hms": "hms", "herald-webhook": "webhook"}.get(service, "fcm")]
+        self.loads = [{"herald-hms": "hms", "herald-apns": "apns", "herald-webhook": "webhook"}.get(service, "fcm")]
 
     def start(self, seconds):
         with open(os.path.join(RUN_DIR, "pids", self.service)) as pid:
@@ -136,10 +138,10 @@ class Kill:
 
 
 class ProviderThrottle:
-    """FCM and Push Kit answer 429 (over quota) with `Retry-After: 5` to every send while it
-    lasts; the load is half FCM devices, half Huawei devices."""
+    """FCM, Push Kit and APNs answer 429 (over quota) with `Retry-After: 5` to every send
+    while it lasts; the load is a third each FCM devices, Huawei devices and iPhones."""
     name = "provider-429"
-    loads = ["fcm", "hms"]
+    loads = ["fcm", "hms", "apns"]
     retry_after = 5
 
     def start(self, seconds):
@@ -199,7 +201,7 @@ class DiskFull:
 RUN_DIR = ""
 DATA_DIR = ""
 SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage(), ProviderThrottle(), BrokerRestart()] + [
-    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "webhook")] + [DiskFull()]}
+    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "apns", "webhook")] + [DiskFull()]}
 
 
 def with_channel(args, work):
@@ -359,7 +361,9 @@ def run_scenario(args, scenario, base, run):
         "loadSeconds": round(max(answer["seconds"] for answer in answers.values()), 2),
         # Where the events went: accepted and delivered per load (a dispatcher and its app).
         "loads": {f"{load.platform} ({load.app})": {"accepted": accepted_by_load[load.platform],
-                                                   "delivered": len(receipts_by_load[load.platform])} for load in loads},
+                                                   "delivered": len(receipts_by_load[load.platform]),
+                                                   "duplicates": sum(len(times) - 1 for times in receipts_by_load[load.platform].values())}
+                  for load in loads},
         "faultFromSecond": round(fault["start"] - started, 1), "faultToSecond": round(fault["end"] - started, 1),
         "accepted": accepted, "expected": accepted, "delivered": len(receipts), "lost": max(0, accepted - len(receipts)),
         "duplicates": pushes - len(receipts),
