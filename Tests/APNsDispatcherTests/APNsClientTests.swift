@@ -95,4 +95,31 @@ struct APNsClientTests {
         await transport.close()
         await sandbox.stop()
     }
+
+    /// Each push of a burst of 3,000 is taken once by the sandbox. It fails today: some are
+    /// taken twice, on one connection, the same apns-id about 80 ms apart, below Herald's own
+    /// resend; FCM's client under the same burst has none (November 26).
+    @Test(.disabled("a known defect, open: 150 to 500 pushes of 3,000 are taken twice (docs/resilience.md, With APNs)"))
+    func eachPushOfABurstIsTakenOnce() async throws {
+        let sandbox = try await TestSandbox.start()
+        let transport = transport(sandbox)
+        let client = try client(sandbox, transport: transport, signedAt: Date.init)
+        let count = 3000
+        let delivered = await withTaskGroup(of: Bool.self) { group in
+            for n in 0..<count {
+                group.addTask {
+                    if case .delivered = await client.send(Self.request(TestSandbox.apnsToken(filler: "burst\(n)x"), id: "burst-\(n)")) { return true }
+                    return false
+                }
+            }
+            var delivered = 0
+            for await ok in group where ok { delivered += 1 }
+            return delivered
+        }
+        let inbox = sandbox.state.messages(provider: "apns")
+        #expect(delivered == count)
+        #expect(inbox.count == Set(inbox.map(\.token)).count, "\(inbox.count - Set(inbox.map(\.token)).count) pushes taken twice")
+        await transport.close()
+        await sandbox.stop()
+    }
 }

@@ -146,37 +146,42 @@ final class SandboxRequestHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 }
 
-/// Sends a response's last DATA frame with END_STREAM, as Google's front ends do, instead of
-/// the body followed by an empty END_STREAM frame. A client that has read the whole body
+/// Sends a response's END_STREAM on its last frame, as Google's and Apple's front ends do:
+/// on the last DATA frame of a body, and on the HEADERS of a bodiless answer (APNs' 200),
+/// instead of an empty END_STREAM frame after them. A client that has read the whole answer
 /// before END_STREAM arrives (libcurl 7.88 does) resets the stream; 200 such resets in 30 s
-/// make NIO (and real servers' rapid-reset protection) close the connection.
+/// make NIO (and real servers' rapid-reset protection) close the connection, and libcurl
+/// then sends the streams in flight on it again, pushes the server had already taken.
 final class EndStreamCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
-    private var held: (data: HTTP2Frame.FramePayload.Data, promise: EventLoopPromise<Void>?)?
+    /// The last HEADERS or DATA frame written, held until the next says whether it ends the stream.
+    private var held: (payload: HTTP2Frame.FramePayload, promise: EventLoopPromise<Void>?)?
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let payload = unwrapOutboundIn(data)
-        guard case .data(var frame) = payload else {
-            flushHeld(context: context)
-            context.write(data, promise: promise)
-            return
-        }
-        if let (previous, previousPromise) = held, frame.endStream, case .byteBuffer(let last) = frame.data, last.readableBytes == 0 {
+        if case .data(let frame) = payload, frame.endStream, case .byteBuffer(let last) = frame.data, last.readableBytes == 0,
+           let (previous, previousPromise) = held {
             held = nil
-            var merged = previous
-            merged.endStream = true
+            let merged: HTTP2Frame.FramePayload
+            switch previous {
+            case .headers(var headers): headers.endStream = true; merged = .headers(headers)
+            case .data(var body): body.endStream = true; merged = .data(body)
+            default: merged = previous
+            }
             if let previousPromise { promise.map { previousPromise.futureResult.cascade(to: $0) } }
-            context.write(wrapOutboundOut(.data(merged)), promise: previousPromise ?? promise)
+            context.write(wrapOutboundOut(merged), promise: previousPromise ?? promise)
             return
         }
         flushHeld(context: context)
-        if frame.endStream {
-            context.write(wrapOutboundOut(.data(frame)), promise: promise)
-        } else {
-            frame.endStream = false
-            held = (frame, promise)
+        switch payload {
+        case .headers(let headers) where !headers.endStream:
+            held = (payload, promise)
+        case .data(let frame) where !frame.endStream:
+            held = (payload, promise)
+        default:
+            context.write(data, promise: promise)
         }
     }
 
@@ -186,9 +191,9 @@ final class EndStreamCoalescer: ChannelOutboundHandler, RemovableChannelHandler 
     }
 
     private func flushHeld(context: ChannelHandlerContext) {
-        guard let (frame, promise) = held else { return }
+        guard let (payload, promise) = held else { return }
         held = nil
-        context.write(wrapOutboundOut(.data(frame)), promise: promise)
+        context.write(wrapOutboundOut(payload), promise: promise)
     }
 }
 
