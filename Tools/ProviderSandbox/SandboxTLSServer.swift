@@ -33,7 +33,7 @@ struct SandboxTLSServer: Service {
                 // A number per connection, never reused (APNs keeps state per connection).
                 let connection = sandbox.state.nextSequence()
                 @Sendable func http2(_ channel: Channel) -> EventLoopFuture<Void> {
-                    channel.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()) { stream in
+                    channel.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(), streamConfiguration: Self.streamConfiguration) { stream in
                         stream.eventLoop.makeCompletedFuture {
                             try stream.pipeline.syncOperations.addHandler(EndStreamCoalescer())
                             try stream.pipeline.syncOperations.addHandler(AuthorityFromHost())
@@ -68,6 +68,19 @@ struct SandboxTLSServer: Service {
         try? await gracefulShutdown()
         try? await channel.close()
     }
+
+    /// NIO's defaults, except that RST_STREAM frames do not close the connection. NIO counts
+    /// every RST_STREAM (200 in 30 s and it sends GOAWAY claiming no stream was processed), even
+    /// on a stream already answered, which RFC 9113 §5.1 lets a client send and real front ends
+    /// ignore. libcurl 7.88 (Debian 12) sends one after every answer without a body (APNs'
+    /// 200): `http2_handle_stream_close` clears the stream's `closed` flag, so `http2_data_done`
+    /// resets it. NIO's limit closed the connection every ~300 pushes, and libcurl sent the
+    /// pushes in flight again, pushes the sandbox had taken: APNs duplicates that were ours.
+    static let streamConfiguration: NIOHTTP2Handler.StreamConfiguration = {
+        var configuration = NIOHTTP2Handler.StreamConfiguration()
+        configuration.streamResetFrameRateLimit.maximumCount = Int.max
+        return configuration
+    }()
 }
 
 /// Collects one HTTP request (from an HTTP/2 stream or an HTTP/1.1 connection), lets the
