@@ -16,6 +16,8 @@ public struct APNsClient: UnicastProviderClient {
     public let tokens: AccessTokenCache
     let sender: AuthorizedSender
     let logger: Logger
+    /// `<server>/3/device/`, worked out once: the token is all that changes per push.
+    private let deviceURL: String
     private let reported = ReportedReasons()
 
     public init(app: String, settings: APNsSettings, key: APNsSigningKey, transport: HTTPTransport, logger: Logger = Logger(label: "herald.apns")) {
@@ -28,13 +30,14 @@ public struct APNsClient: UnicastProviderClient {
         self.settings = settings
         self.tokens = tokens
         self.logger = logger
+        deviceURL = "\(settings.server)/3/device/"
         sender = AuthorizedSender(transport: transport, tokens: tokens)
     }
 
     /// Sends one delivery, read by Apple's answer table.
     public func send(_ request: DispatchRequest) async -> SendResult {
         let message = APNsMessage(request)
-        let url = "\(settings.server)/3/device/\(message.token)"
+        let url = deviceURL + message.token
         var headers = message.headers
         headers.append(("apns-topic", settings.topic))
         headers.append(("content-type", "application/json"))

@@ -20,6 +20,9 @@ public final class HTTPTransport: Service, Sendable {
     private let metrics: TransportMetrics
     private let stopped = Gate()
     private let inFlight = Atomic<Int>(0)
+    /// Set by the first `send` since the thread last took the queue: one wake-up (a write to
+    /// curl's socket pair, and a turn of the loop over every transfer) serves a whole burst.
+    private let wakeUpPending = Atomic<Bool>(false)
 
     private struct State {
         var waiting: Deque<Transfer> = []
@@ -53,7 +56,7 @@ public final class HTTPTransport: Service, Sendable {
                 continuation.resume(throwing: HTTPTransportError(.shutdown, "the \(configuration.name) transport is closed"))
                 return
             }
-            multi.wakeUp()
+            if !wakeUpPending.exchange(true, ordering: .acquiringAndReleasing) { multi.wakeUp() }
         }
     }
 
@@ -136,6 +139,7 @@ public final class HTTPTransport: Service, Sendable {
         let capacity = configuration.maxConcurrentRequests
         let perOrigin = configuration.maxRequestsPerHost
         while true {
+            wakeUpPending.store(false, ordering: .sequentiallyConsistent)
             let stopping = state.withLock { state -> Bool in
                 for transfer in state.waiting { waiting.append(transfer) }
                 state.waiting.removeAll()
