@@ -288,7 +288,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldCtl",
             dependencies: [
-                "HeraldControl", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging",
+                "HeraldControl", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/HeraldCtl"

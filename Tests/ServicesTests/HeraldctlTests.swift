@@ -80,6 +80,22 @@ extension ServiceProcesses {
             }
         }
 
+        @Test("devices register: an APNs device registered without --os is an iPhone, not an Android phone")
+        func anAPNsDeviceRegisteredWithoutAnOSIsAnIPhone() async throws {
+            let stack = try await HeraldStack.start(dispatchers: 0, hmsDispatchers: 0, apnsDispatchers: 1)
+            do {
+                _ = try await Self.json(stack, "devices", "register", "ctl-iphone", "--platform", "apns", "--token", TestSandbox.apnsToken())
+                let shown = try await Self.json(stack, "devices", "show", "ctl-iphone")
+                let registration = (shown["device"] as? [String: Any])?["registration"] as? [String: Any] ?? [:]
+                #expect(registration["os"] as? String == "ios", "\(shown)")
+                #expect(registration["platform"] as? String == "apns", "\(shown)")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
         @Test("devices, send and status: a device registered with heraldctl gets each integration's sample event, whose status shows it delivered; removed, it is gone")
         func devicesSendAndStatus() async throws {
             let stack = try await HeraldStack.start()

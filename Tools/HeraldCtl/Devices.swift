@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldControl
 import HeraldDomain
+import HeraldModel
 import HeraldProviders
 import ServiceKit
 
@@ -15,7 +16,7 @@ struct Devices: AsyncParsableCommand {
         @Argument(help: "The device id.") var deviceId: String
         @Option(help: ArgumentHelp("The provider the token is for: \(ProviderRegistry.herald.devicePlatforms.map(\.rawValue).joined(separator: ", ")).")) var platform: String
         @Option(help: "The provider's registration token.") var token: String
-        @Option(help: "ios, android, web or other.") var os = "android"
+        @Option(help: "ios, android, web or other (default: ios for an apns token, android otherwise).") var os: String?
         @Option(help: "The user the device belongs to.") var user: String?
         @Option(name: .customLong("push-id"), help: "A push id to address it by (repeatable).") var pushIds: [String] = []
         @Option(help: "The device's locale, e.g. en-GB.") var locale: String?
@@ -23,6 +24,8 @@ struct Devices: AsyncParsableCommand {
 
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
+                // An APNs token comes from an Apple device: defaulting it to android would be a lie.
+                let os = os ?? (platform == Platform.apns.rawValue ? DeviceOS.ios : DeviceOS.android).rawValue
                 var body: [String: Any] = ["platform": platform, "token": token, "os": os]
                 if let user { body["userId"] = user }
                 if !pushIds.isEmpty { body["pushIds"] = pushIds }
