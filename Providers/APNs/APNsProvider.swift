@@ -15,6 +15,7 @@ public struct APNsProvider: DispatchProvider, ConfiguredProvider {
     public typealias Settings = APNsSettings
     public let platform = Platform.apns
     public let registersDevices = true
+    public let deviceOS: DeviceOS? = .ios
     public let defaultPort = 8087
 
     public init() {}

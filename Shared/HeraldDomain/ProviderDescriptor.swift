@@ -24,12 +24,15 @@ public protocol ProviderDescriptor: Sendable {
     /// What is wrong with a device token for this provider (the gateway's 400 names the
     /// field with it), or nil when it may be one.
     func tokenProblem(_ token: String) -> String?
+    /// The system every device of this provider runs (APNs: iOS), or nil when it varies.
+    var deviceOS: DeviceOS? { get }
 }
 
 extension ProviderDescriptor {
     public func fits(_ request: DispatchRequest, now: Date) -> Bool { true }
     public func isReservedDataKey(_ key: String) -> Bool { false }
     public func tokenProblem(_ token: String) -> String? { nil }
+    public var deviceOS: DeviceOS? { nil }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

@@ -37,6 +37,12 @@ public struct ProviderRegistry: Sendable {
         return .fcm
     }
 
+    /// The system of a device registered with `platform` that names none: the provider's
+    /// own (an APNs token comes from an Apple device), else Android, as before.
+    public func deviceOS(platform: Platform) -> DeviceOS {
+        self[platform]?.deviceOS ?? .android
+    }
+
     /// What is wrong with `token` for `platform`'s provider, or nil.
     public func tokenProblem(_ token: String, platform: Platform) -> String? {
         self[platform]?.tokenProblem(token)

@@ -39,6 +39,12 @@ struct ProviderPluginTests {
         try ProviderRegistry.herald.validate(apps)
     }
 
+    @Test func aDeviceThatNamesNoSystemRunsItsProvidersOrAndroid() {
+        #expect(ProviderRegistry.herald.deviceOS(platform: .apns) == .ios)
+        #expect(ProviderRegistry.herald.deviceOS(platform: .fcm) == .android)
+        #expect(Self.registry.deviceOS(platform: "pigeon") == .android)
+    }
+
     @Test func theOpenAPIDocumentNamesTheRegistrysPlatforms() throws {
         let document = OpenAPIDocument.yaml
         let devices = ProviderRegistry.herald.devicePlatforms.map(\.rawValue).joined(separator: ", ")

@@ -24,8 +24,7 @@ struct Devices: AsyncParsableCommand {
 
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
-                // An APNs token comes from an Apple device: defaulting it to android would be a lie.
-                let os = os ?? (platform == Platform.apns.rawValue ? DeviceOS.ios : DeviceOS.android).rawValue
+                let os = os ?? Platform(rawValue: platform).map { ProviderRegistry.herald.deviceOS(platform: $0) }?.rawValue ?? DeviceOS.android.rawValue
                 var body: [String: Any] = ["platform": platform, "token": token, "os": os]
                 if let user { body["userId"] = user }
                 if !pushIds.isEmpty { body["pushIds"] = pushIds }
