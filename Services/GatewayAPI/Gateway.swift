@@ -300,6 +300,10 @@ public struct Gateway: Sendable {
         // Accepted now, whatever a canonical body said: retries end two hours after it.
         var event = event
         event.acceptedAt = now
+        if event.options.ttlSeconds == nil {
+            // The app's configured TTL for this source and kind (or Herald's), not four weeks.
+            event.options.ttlSeconds = (apps.apps[event.app]?.defaultTTL ?? DefaultTTL()).seconds(source: event.source, kind: event.kind)
+        }
         if case .tokens(let tokens) = event.audience {
             // A token goes to its platform's provider: one this deployment runs.
             for (index, token) in tokens.enumerated() {

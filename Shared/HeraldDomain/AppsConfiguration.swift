@@ -32,11 +32,13 @@ import Yams
 ///     templates:
 ///       message.created:
 ///         en: { title: "{user} ({channel})", body: "{text}" }
+///     defaultTTL:                             # seconds, for events that name no TTL
+///       smartid: { auth: 120 }                # by source, then kind ("*": any kind)
 /// ```
 ///
 /// Relative file paths are resolved against the YAML file's folder. Every key of an app
 /// besides Herald's own (`apiKeys`, `encryption`, `delivery`, `templates`, `criticalKinds`,
-/// `rateLimits`) is a provider's section, kept as written and read by that provider
+/// `rateLimits`, `defaultTTL`) is a provider's section, kept as written and read by that provider
 /// (`AppConfiguration.settings`); the provider registry checks them all at start.
 public struct AppsConfiguration: Sendable, Hashable {
     public var apps: [String: AppConfiguration]
@@ -107,6 +109,9 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     public var criticalKinds: [String]
     /// How many requests the gateway takes from the app and from each of its keys.
     public var rateLimits: RateLimits
+    /// The TTL of an event that names none, by source and kind (Herald's defaults where the
+    /// app says nothing).
+    public var defaultTTL: DefaultTTL
     /// Each provider's section by its key (`fcm`, `hms`, …), as YAML text: the provider
     /// reads its own with `settings(_:app:)`.
     public var providerSections: [String: String]
@@ -117,8 +122,9 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
         delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
-        criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits()
+        criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL()
     ) {
+        self.defaultTTL = defaultTTL
         self.criticalKinds = criticalKinds
         self.rateLimits = rateLimits
         self.apiKeys = apiKeys
@@ -142,7 +148,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     static let ownKeys: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case apiKeys, encryption, delivery, templates, criticalKinds, rateLimits
+        case apiKeys, encryption, delivery, templates, criticalKinds, rateLimits, defaultTTL
     }
 
     /// The app's settings for the provider whose section `S` is, nil when the app has none;
@@ -172,6 +178,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
         rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? RateLimits()
+        defaultTTL = try c.decodeIfPresent(DefaultTTL.self, forKey: .defaultTTL) ?? DefaultTTL()
         providerSections = [:]
         folder = nil
     }
@@ -303,6 +310,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
             guard limit.perSecond > 0, limit.perSecond.isFinite else { throw invalid("rateLimits.\(name).perSecond", "must be a positive number") }
             guard limit.burst >= 1 else { throw invalid("rateLimits.\(name).burst", "must be at least 1") }
         }
+        if let (path, reason) = defaultTTL.problem() { throw invalid("defaultTTL.\(path)", reason) }
         if delivery.mode == .webhook, delivery.url == nil {
             throw invalid("delivery.url", "webhook mode needs an http(s) URL")
         }

@@ -65,6 +65,28 @@ struct AdapterMappingTests {
         await gateway.stop()
     }
 
+    @Test func aSmartIDPushWithoutTimeToLiveGetsTheAppsConfiguredTTL() async throws {
+        let gateway = try await GatewayFixture(defaultTTL: "{ smartid: { auth: 120 } }")
+        for (id, type, ttl) in [("no-ttl", "AUTH", ""), ("own-ttl", "AUTH", #","timeToLive":90"#), ("sign", "SIGN", "")] {
+            let body = Data(#"{"messageId":"\#(id)","pushId":"p","requestor":"r","type":"\#(type)"\#(ttl)}"#.utf8)
+            #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
+        }
+        try await gateway.waitForEvents("three events") { $0.count == 3 }
+        let ttls = Dictionary(uniqueKeysWithValues: try await gateway.published().map { ($0.id, $0.options.ttlSeconds) })
+        #expect(ttls["smartid:no-ttl"] == 120, "the app's TTL for Smart ID auth")
+        #expect(ttls["smartid:own-ttl"] == 90, "timeToLive overrides the configured value")
+        #expect(ttls["smartid:sign"] == 300, "Herald's own for a signing request the app does not configure")
+        await gateway.stop()
+    }
+
+    @Test func aChatMessageWithoutATTLKeepsTheProvidersDefault() async throws {
+        let gateway = try await GatewayFixture()
+        #expect(await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: Data(Self.chatMessage.utf8)).status == 202)
+        try await gateway.waitForEvents("the event") { $0.count == 1 }
+        #expect(try await gateway.published().first?.options.ttlSeconds == nil)
+        await gateway.stop()
+    }
+
     static let chatMessage = #"{"event":"message.created","channel":{"id":"ch-1","displayName":"Team"},"actor":{"id":"u-2","displayName":"Ann"},"message":{"type":"text","text":"ok"},"recipients":["u-1"]}"#
 
     @Test func twoIdenticalChatMessagesAreTwoEvents() async throws {

@@ -44,11 +44,11 @@ final class GatewayFixture: Sendable {
 
     static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
 
-    /// `rateLimits`: the app's `rateLimits` in the apps file (YAML flow style), if any;
-    /// `providers`: the providers the gateway serves.
+    /// `rateLimits`, `defaultTTL`: the app's sections of those names in the apps file (YAML
+    /// flow style), if any; `providers`: the providers the gateway serves.
     init(
         amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true,
-        rateLimits: String? = nil, providers: ProviderRegistry = .herald
+        rateLimits: String? = nil, defaultTTL: String? = nil, providers: ProviderRegistry = .herald
     ) async throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         app = "gw-\(id)"
@@ -63,6 +63,7 @@ final class GatewayFixture: Sendable {
                   - { id: events, sha256: \(Self.sha(Self.keys["events"]!)), scopes: [events] }
                   - { id: devices, sha256: \(Self.sha(Self.keys["devices"]!)), scopes: [devices] }
                 \(rateLimits.map { "rateLimits: \($0)" } ?? "")
+                \(defaultTTL.map { "defaultTTL: \($0)" } ?? "")
               other-\(id):
                 apiKeys:
                   - { id: other, sha256: \(Self.sha(Self.keys["other"]!)) }

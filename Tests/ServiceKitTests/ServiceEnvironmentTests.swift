@@ -163,6 +163,34 @@ struct AppsConfigurationTests {
         #expect(error("apps:\n  \"bad app\": {}") == "apps.bad app: an app id is 1-64 letters, digits, '.', '_' or '-'")
         #expect(error("apps:\n  demo:\n    rateLimits: { key: { perSecond: 0, burst: 5 } }") == "apps.demo.rateLimits.key.perSecond: must be a positive number")
         #expect(error("apps:\n  demo:\n    rateLimits: { app: { perSecond: 10, burst: 0 } }") == "apps.demo.rateLimits.app.burst: must be at least 1")
+        #expect(error("apps:\n  demo:\n    defaultTTL: { smartid: { auth: -1 } }") == "apps.demo.defaultTTL.smartid.auth: must not be negative")
+        #expect(error("apps:\n  demo:\n    defaultTTL: { upstra: { \"*\": 2419201 } }") == "apps.demo.defaultTTL.upstra.*: must be at most 2419200 (four weeks)")
+        #expect(error("apps:\n  demo:\n    defaultTTL: { smart-id: { auth: 60 } }")?.hasPrefix("apps.demo.defaultTTL.smart-id: is not a source; use one of api, smartid,") == true)
+    }
+
+    @Test("an event without a TTL gets the app's for its source and kind, then the app's for any kind of the source, then Herald's")
+    func defaultTTL() throws {
+        let yaml = """
+        apps:
+          demo:
+            defaultTTL:
+              smartid: { auth: 120 }
+              upstra: { "*": 86400, message.created: 600 }
+          other:
+            defaultTTL:
+              smartid: { "*": 60 }
+          minimal: {}
+        """
+        let config = try AppsConfiguration.parse(yaml)
+        let demo = try #require(config.apps["demo"]?.defaultTTL)
+        #expect(demo.seconds(source: .smartID, kind: "auth") == 120)
+        #expect(demo.seconds(source: .smartID, kind: "sign") == 300, "Herald's own for what the app leaves out")
+        #expect(demo.seconds(source: .upstra, kind: "message.created") == 600)
+        #expect(demo.seconds(source: .upstra, kind: "member.joined") == 86400)
+        #expect(demo.seconds(source: .webcom, kind: "value.changed") == nil, "the provider's default")
+        #expect(config.apps["other"]?.defaultTTL.seconds(source: .smartID, kind: "auth") == 60, "the app's any-kind wins over Herald's")
+        #expect(config.apps["minimal"]?.defaultTTL.seconds(source: .smartID, kind: "auth") == 300)
+        #expect(config.apps["minimal"]?.defaultTTL.seconds(source: .api, kind: "auth") == nil)
     }
 
     @Test("a missing file is a clear error")

@@ -90,6 +90,7 @@ final class HeraldStack: Sendable {
                 apiKeys:
                   - { id: e2e, sha256: \(sha256Hex(key)), scopes: [events, devices, admin] }
                 encryption: preferred
+                defaultTTL: { smartid: { auth: 120 } }
                 fcm:
                   serviceAccountFile: \(sandbox.serviceAccountFile)
                   endpoint: \(sandbox.endpoint)
