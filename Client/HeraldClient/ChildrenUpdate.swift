@@ -13,9 +13,13 @@ public struct ChildrenUpdate: Sendable, Hashable {
 
     public var path: String
     public var content: Content
+    /// The Herald app the push is for (Webcom's `event.appId`); nil in a push from before
+    /// Herald sent it.
+    public var appId: String?
 
-    public init(path: String, content: Content) {
+    public init(path: String, content: Content, appId: String? = nil) {
         self.path = path
         self.content = content
+        self.appId = appId
     }
 }

@@ -17,8 +17,8 @@ public enum HeraldEvent: Sendable, Hashable {
     case valueChanged(ValueChange)
     /// Kind `children.updated`.
     case childrenUpdated(ChildrenUpdate)
-    /// Kind `subscription.revoked`: the app's subscription to `path` ended.
-    case subscriptionRevoked(path: String)
+    /// Kind `subscription.revoked`: the app's subscription to a path ended, and why.
+    case subscriptionRevoked(SubscriptionRevocation)
     /// Any other kind (an app's own events through `POST /events`): read `data`.
     case other(kind: String)
 }

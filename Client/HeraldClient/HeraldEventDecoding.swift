@@ -32,25 +32,25 @@ enum HeraldEventDecoding {
         case "value.changed":
             let path = try required("path")
             switch variant {
-            case .hidden: return .valueChanged(ValueChange(path: path, content: .hidden))
-            case .tooBig: return .valueChanged(ValueChange(path: path, content: .tooBig))
+            case .hidden: return .valueChanged(ValueChange(path: path, content: .hidden, appId: data["appId"]))
+            case .tooBig: return .valueChanged(ValueChange(path: path, content: .tooBig, appId: data["appId"]))
             case .onlyKeys:
                 throw HeraldClientError(.malformedPayload, field: "variant", "variant onlyKeys is only for children.updated, not value.changed")
-            case .full: return .valueChanged(ValueChange(path: path, content: .value(data["value"])))
+            case .full: return .valueChanged(ValueChange(path: path, content: .value(data["value"]), appId: data["appId"]))
             }
         case "children.updated":
             let path = try required("path")
             switch variant {
-            case .hidden: return .childrenUpdated(ChildrenUpdate(path: path, content: .hidden))
-            case .tooBig: return .childrenUpdated(ChildrenUpdate(path: path, content: .tooBig))
+            case .hidden: return .childrenUpdated(ChildrenUpdate(path: path, content: .hidden, appId: data["appId"]))
+            case .tooBig: return .childrenUpdated(ChildrenUpdate(path: path, content: .tooBig, appId: data["appId"]))
             case .full:
-                return .childrenUpdated(ChildrenUpdate(path: path, content: .children(added: data["added"], changed: data["changed"], removed: data["removed"])))
+                return .childrenUpdated(ChildrenUpdate(path: path, content: .children(added: data["added"], changed: data["changed"], removed: data["removed"]), appId: data["appId"]))
             case .onlyKeys:
                 return .childrenUpdated(ChildrenUpdate(path: path, content: .keys(
-                    added: try keys("added", data), changed: try keys("changed", data), removed: try keys("removed", data))))
+                    added: try keys("added", data), changed: try keys("changed", data), removed: try keys("removed", data)), appId: data["appId"]))
             }
         case "subscription.revoked":
-            return .subscriptionRevoked(path: try required("path"))
+            return .subscriptionRevoked(SubscriptionRevocation(path: try required("path"), reason: data["reason"], appId: data["appId"]))
         default:
             return .other(kind: kind)
         }

@@ -117,14 +117,22 @@ enum SourceAdapters {
     }
 
     /// Webcom datasync `POST …/webcom/events`: `{path, event, value?, added?, changed?,
-    /// removed?, hideData?, recipients}`; values travel as JSON text. Webcom sends no id (see
-    /// the type's notes).
+    /// removed?, reason?, hideData?, recipients}`; values travel as JSON text. Every push
+    /// carries the app id (Webcom's clients read `event.appId`), and a revocation its reason
+    /// (`subscriptionRevokedReason` when the sender gave none). Webcom sends no id (see the
+    /// type's notes).
     static func webcom(_ body: JSONFields, idempotencyKey: String?, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let path = try body.string("path", maxLength: 2048)
         let kind = try body.oneOf("event", ["value.changed", "children.updated", "subscription.revoked"])
         let recipients = try body.strings("recipients")
         let hideData = try body.optionalBool("hideData") ?? false
-        var data = ["path": path]
+        let reason = try body.optionalString("reason", maxLength: 1024)
+        var data = ["path": path, "appId": app]
+        if kind == "subscription.revoked" {
+            data["reason"] = reason ?? subscriptionRevokedReason
+        } else if reason != nil {
+            throw .invalid("reason", "only a subscription.revoked event has a reason")
+        }
         for field in ["added", "changed", "removed"] { _ = try body.optionalNested(field) }
         for field in ["value", "added", "changed", "removed"] {
             if let text = body.jsonText(field) { data[field] = text }
@@ -133,6 +141,9 @@ enum SourceAdapters {
             id: try eventId(.webcom, idempotencyKey: idempotencyKey), app: app, source: .webcom, kind: kind, occurredAt: now, audience: .users(recipients),
             context: ["path": path], data: data, options: DeliveryOptions(hideData: hideData))
     }
+
+    /// The reason of a Webcom revocation whose sender gave none.
+    static let subscriptionRevokedReason = "subscription revoked"
 
     /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's (a
     /// body's own `app` is ignored) and whose

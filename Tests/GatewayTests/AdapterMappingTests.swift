@@ -24,6 +24,8 @@ struct AdapterMappingTests {
         Case(name: "email-received", path: "/email/messages", body: #"{"emailAddressId":"addr-1","sudoId":"sudo-1","owner":"user-1","messageId":"em-5","from":"alice@example.com","subject":"Report","receivedAt":"2026-11-21T09:59:57.000Z"}"#),
         Case(name: "webcom-children", path: "/webcom/events", body: #"{"path":"/rooms/r1","event":"children.updated","added":{"k1":{"n":1}},"removed":{"k9":null},"recipients":["u-1"]}"#),
         Case(name: "webcom-value-hidden", path: "/webcom/events", body: #"{"path":"/sensors/s1","event":"value.changed","value":21.5,"hideData":true,"recipients":["u-1"]}"#),
+        Case(name: "webcom-revoked", path: "/webcom/events", body: #"{"path":"/rooms/r1","event":"subscription.revoked","reason":"permission denied","recipients":["u-1"]}"#),
+        Case(name: "webcom-revoked-no-reason", path: "/webcom/events", body: #"{"path":"/rooms/r1","event":"subscription.revoked","recipients":["u-1"]}"#),
         Case(name: "canonical", path: "/events", body: #"{"id":"ev-1","source":"api","kind":"news","audience":{"users":["u-1"]},"data":{"a":"b"},"alert":{"title":"Hi","body":"There"},"options":{"ttlSeconds":60,"critical":true}}"#),
     ]
 
@@ -43,6 +45,10 @@ struct AdapterMappingTests {
         }
         #expect(event.app == gateway.app)
         event.app = "demo"
+        if event.source == .webcom {
+            #expect(event.data["appId"] == gateway.app, "every Webcom push names its app")
+            event.data["appId"] = "demo"
+        }
         event.occurredAt = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(abs(event.acceptedAt?.timeIntervalSinceNow ?? .infinity) < 60, "stamped when accepted")
         event.acceptedAt = Date(timeIntervalSince1970: 1_800_000_000)
@@ -84,6 +90,15 @@ struct AdapterMappingTests {
         #expect(await gateway.send("POST", "/v1/apps/{app}/upstra/events", body: Data(Self.chatMessage.utf8)).status == 202)
         try await gateway.waitForEvents("the event") { $0.count == 1 }
         #expect(try await gateway.published().first?.options.ttlSeconds == nil)
+        await gateway.stop()
+    }
+
+    @Test func aReasonIsOnlyForARevocation() async throws {
+        let gateway = try await GatewayFixture()
+        let answer = await gateway.send("POST", "/v1/apps/{app}/webcom/events", body: Data(#"{"path":"/a","event":"value.changed","value":1,"reason":"why","recipients":["u-1"]}"#.utf8))
+        #expect(answer.status == 400)
+        let detail = answer.json["detail"] as? String ?? ""
+        #expect(detail.contains("reason") && detail.contains("only a subscription.revoked event has a reason"), "\(answer.json)")
         await gateway.stop()
     }
 

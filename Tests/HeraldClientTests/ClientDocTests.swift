@@ -125,6 +125,13 @@ struct ClientDocTests {
         try AddressKeyPair(keyId: "addr-key-1", privateKeyPEM: page.block("jwe private key"))
     }
 
+    @Test func theWebcomRevocationExampleOpensWithTheKitToItsReasonAndAppId() throws {
+        let data = try Page.load().dataMap("webcom revocation data map")
+        let push = try HeraldNotificationDecoder(keyring: HeraldKeyring()).decode(data)
+        #expect(push.event == .subscriptionRevoked(SubscriptionRevocation(path: "/boards/1", reason: "permission denied", appId: "demo")))
+        #expect(push.encryption == HeraldNotification.Encryption.none && push.eventId == "webcom:3f0c9a52")
+    }
+
     @Test func theJWEExampleOpensWithTheKitToItsPlaintextAndEvent() throws {
         let page = try Page.load()
         let key = try Self.addressKey(page)

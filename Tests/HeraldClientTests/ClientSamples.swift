@@ -113,13 +113,13 @@ enum ClientSamples {
             schemes: [.aes128gcm, .jwe]),
         ClientCase(
             name: "Webcom value changed",
-            delivery: event("wc-1", .webcom, "value.changed", data: ["path": "/sensors/s1", "value": #"{"t":21}"#], context: ["path": "/sensors/s1"]),
-            variant: .full, event: .valueChanged(.init(path: "/sensors/s1", content: .value(#"{"t":21}"#)))),
+            delivery: event("wc-1", .webcom, "value.changed", data: ["path": "/sensors/s1", "value": #"{"t":21}"#, "appId": "demo"], context: ["path": "/sensors/s1"]),
+            variant: .full, event: .valueChanged(.init(path: "/sensors/s1", content: .value(#"{"t":21}"#), appId: "demo"))),
         ClientCase(
             name: "Webcom value changed with hidden data",
-            delivery: event("wc-2", .webcom, "value.changed", data: ["path": "/sensors/s1", "value": #"{"t":21}"#], context: ["path": "/sensors/s1"],
+            delivery: event("wc-2", .webcom, "value.changed", data: ["path": "/sensors/s1", "value": #"{"t":21}"#, "appId": "demo"], context: ["path": "/sensors/s1"],
                             options: DeliveryOptions(hideData: true)),
-            variant: .hidden, event: .valueChanged(.init(path: "/sensors/s1", content: .hidden))),
+            variant: .hidden, event: .valueChanged(.init(path: "/sensors/s1", content: .hidden, appId: "demo"))),
         ClientCase(
             name: "Webcom value changed too big",
             delivery: event("wc-3", .webcom, "value.changed", data: ["path": "/sensors/s1", "value": "\"\(bigText)\""], context: ["path": "/sensors/s1"]),
@@ -146,8 +146,14 @@ enum ClientSamples {
             variant: .hidden, event: .childrenUpdated(.init(path: "/boards/1", content: .hidden))),
         ClientCase(
             name: "Webcom subscription revoked",
-            delivery: event("wc-8", .webcom, "subscription.revoked", data: ["path": "/boards/1"], context: ["path": "/boards/1"]),
-            variant: .full, event: .subscriptionRevoked(path: "/boards/1")),
+            delivery: event("wc-8", .webcom, "subscription.revoked", data: ["path": "/boards/1", "reason": "permission denied", "appId": "demo"],
+                            context: ["path": "/boards/1"]),
+            variant: .full, event: .subscriptionRevoked(.init(path: "/boards/1", reason: "permission denied", appId: "demo"))),
+        ClientCase(
+            name: "Webcom subscription revoked with hidden data",
+            delivery: event("wc-9", .webcom, "subscription.revoked", data: ["path": "/boards/1", "reason": "permission denied", "appId": "demo"],
+                            context: ["path": "/boards/1"], options: DeliveryOptions(hideData: true)),
+            variant: .hidden, event: .subscriptionRevoked(.init(path: "/boards/1", reason: nil, appId: "demo"))),
         ClientCase(
             name: "An app's own kind",
             delivery: event("own-1", .api, "invoice.paid", data: ["invoiceId": "inv-9", "amount": "12.50"], alert: .literal(title: "Paid", body: "Invoice 9 is paid")),

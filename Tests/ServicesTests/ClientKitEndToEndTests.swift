@@ -72,22 +72,24 @@ extension ServiceProcesses {
                                         alert: HeraldAlert(title: "Ann (Design)", body: "Image Message")))
             let webcom: [String: Any] = ["path": "/kit/board", "recipients": ["kit-user"]]
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "value.changed", "value": ["t": 21]]) { $1 }),
-                                        event: .valueChanged(.init(path: "/kit/board", content: .value(#"{"t":21}"#)))))
+                                        event: .valueChanged(.init(path: "/kit/board", content: .value(#"{"t":21}"#), appId: stack.app))))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "value.changed", "value": ["t": 22], "hideData": true]) { $1 }),
-                                        event: .valueChanged(.init(path: "/kit/board", content: .hidden)), variant: .hidden))
+                                        event: .valueChanged(.init(path: "/kit/board", content: .hidden, appId: stack.app)), variant: .hidden))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "value.changed", "value": big]) { $1 }),
-                                        event: .valueChanged(.init(path: "/kit/board", content: .tooBig)), variant: .tooBig))
+                                        event: .valueChanged(.init(path: "/kit/board", content: .tooBig, appId: stack.app)), variant: .tooBig))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "children.updated", "added": ["c1": ["t": "New"]]]) { $1 }),
-                                        event: .childrenUpdated(.init(path: "/kit/board", content: .children(added: #"{"c1":{"t":"New"}}"#, changed: nil, removed: nil)))))
+                                        event: .childrenUpdated(.init(path: "/kit/board", content: .children(added: #"{"c1":{"t":"New"}}"#, changed: nil, removed: nil), appId: stack.app))))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "children.updated", "added": ["c1": big, "c2": 1], "removed": ["c0": NSNull()]]) { $1 }),
-                                        event: .childrenUpdated(.init(path: "/kit/board", content: .keys(added: ["c1", "c2"], changed: [], removed: ["c0"]))), variant: .onlyKeys))
+                                        event: .childrenUpdated(.init(path: "/kit/board", content: .keys(added: ["c1", "c2"], changed: [], removed: ["c0"]), appId: stack.app)), variant: .onlyKeys))
             let many = Dictionary(uniqueKeysWithValues: (0..<500).map { ("child-\($0)", 1) })
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "children.updated", "changed": many]) { $1 }),
-                                        event: .childrenUpdated(.init(path: "/kit/board", content: .tooBig)), variant: .tooBig))
+                                        event: .childrenUpdated(.init(path: "/kit/board", content: .tooBig, appId: stack.app)), variant: .tooBig))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "children.updated", "added": ["c1": 1], "hideData": true]) { $1 }),
-                                        event: .childrenUpdated(.init(path: "/kit/board", content: .hidden)), variant: .hidden))
+                                        event: .childrenUpdated(.init(path: "/kit/board", content: .hidden, appId: stack.app)), variant: .hidden))
+            expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "subscription.revoked", "reason": "permission denied"]) { $1 }),
+                                        event: .subscriptionRevoked(.init(path: "/kit/board", reason: "permission denied", appId: stack.app))))
             expected.append(Expectation(eventId: try await post("/webcom/events", webcom.merging(["event": "subscription.revoked"]) { $1 }),
-                                        event: .subscriptionRevoked(path: "/kit/board")))
+                                        event: .subscriptionRevoked(.init(path: "/kit/board", reason: "subscription revoked", appId: stack.app))))
 
             // Both devices of kit-user get every event above, each encrypted to its own key.
             let keyring = HeraldKeyring(deviceKeys: [phoneKey, huaweiKey], addressKeys: [addressKey])
