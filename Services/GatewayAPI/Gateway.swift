@@ -155,7 +155,10 @@ public struct Gateway: Sendable {
 
     func postEvent(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.canonical(call.request.body, app: call.app), at: call.now) }
     func smartIDPush(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now), at: call.now) }
-    func evernymNotify(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now), at: call.now) }
+    func evernymNotify(_ call: Call) async throws -> Reply {
+        let app = apps.apps[call.app]
+        return try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now) { [providers] in providers.comMethodToken($0, app: app) }, at: call.now)
+    }
     func upstraEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
     func emailMessages(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now), at: call.now) }
     func webcomEvents(_ call: Call) async throws -> Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }

@@ -51,22 +51,41 @@ enum SourceAdapters {
             options: DeliveryOptions(ttlSeconds: ttl, priority: .high))
     }
 
-    /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType, sponseeDetails,
-    /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`. The audience is the sponsee,
-    /// whose com method Registration knows.
-    static func evernym(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+    /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType?, sponseeDetails,
+    /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`; `msgType` from the top level,
+    /// else `metaData.msgType` (Evernym's earlier shape has only that). `sponseeDetails` is
+    /// the value the sponsee gave `update_com_method`: one `comMethod` can push to directly
+    /// (`FCM:<token>`) is the audience as it is, with no registration; anything else is read
+    /// as the id of a sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com
+    /// method Registration knows.
+    static func evernym(
+        _ body: JSONFields, app: String, now: Date, comMethod: (String) -> DirectToken?
+    ) throws(GatewayError) -> NotificationEvent {
         let msgId = try sourceId(body, "msgId")
-        let msgType = try body.string("msgType", maxLength: 256)
         let sponsee = try body.string("sponseeDetails", maxLength: 256)
         let relationship = try body.string("relationshipDid", maxLength: 1024)
-        var data = ["msgId": msgId, "msgType": msgType, "relationshipDid": relationship]
+        var msgType = try body.optionalString("msgType", maxLength: 256)
+        var data = ["msgId": msgId, "relationshipDid": relationship]
         if let meta = try body.optionalNested("metaData") {
             if let name = try meta.optionalString("msgSenderName", maxLength: 1024) { data["msgSenderName"] = name }
-            _ = try meta.optionalString("msgType", maxLength: 256)
+            let earlier = try meta.optionalString("msgType", maxLength: 256)
+            msgType = msgType ?? earlier
+        }
+        guard let msgType else { throw .invalid("msgType", "is required, at the top level or as metaData.msgType") }
+        data["msgType"] = msgType
+        let audience: Audience
+        let context: [String: String]
+        if let token = comMethod(sponsee) {
+            // The token itself stays out of the context, which the event's status shows.
+            audience = .tokens([token])
+            context = ["comMethod": token.platform.rawValue.uppercased()]
+        } else {
+            audience = .users([sponsee])
+            context = ["sponseeId": sponsee]
         }
         return NotificationEvent(
-            id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: .users([sponsee]),
-            context: ["sponseeId": sponsee], data: data)
+            id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: audience,
+            context: context, data: data)
     }
 
     /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,

@@ -33,8 +33,26 @@ public struct ProviderRegistry: Sendable {
     /// when the app has an `apns` section and APNs runs here; anything else is FCM's, as it
     /// was before Herald spoke APNs (an iOS app on Firebase hands over an FCM token).
     public func tokenPlatform(os: DeviceOS, app: AppConfiguration?) -> Platform {
-        if os == .ios, self[.apns] != nil, app?.providerSections[Platform.apns.rawValue] != nil { return .apns }
-        return .fcm
+        serves(.apns, app: app) && os == .ios ? .apns : .fcm
+    }
+
+    /// Whether `platform`'s provider runs here and `app` has its section (its account).
+    public func serves(_ platform: Platform, app: AppConfiguration?) -> Bool {
+        self[platform] != nil && app?.providerSections[platform.rawValue] != nil
+    }
+
+    /// The token of an Evernym com method's value that names a provider (`FCM:<token>`,
+    /// `HMS:<token>`, `APNS:<token>`: the platform's name, in capitals, a colon, the token),
+    /// when devices of that provider register, `app` has its account and the token is one
+    /// the provider takes; nil otherwise.
+    public func comMethodToken(_ value: String, app: AppConfiguration?) -> DirectToken? {
+        guard let colon = value.firstIndex(of: ":") else { return nil }
+        let prefix = String(value[..<colon])
+        let token = String(value[value.index(after: colon)...])
+        guard prefix == prefix.uppercased(), let platform = Platform(rawValue: prefix.lowercased()),
+              self[platform]?.registersDevices == true, serves(platform, app: app),
+              !token.isEmpty, tokenProblem(token, platform: platform) == nil else { return nil }
+        return DirectToken(platform: platform, token: token)
     }
 
     /// The system of a device registered with `platform` that names none: the provider's

@@ -19,6 +19,8 @@ struct AdapterMappingTests {
         Case(name: "smartid-push", path: "/smartid/push", body: #"{"messageId":"9f1c-msg","pushId":"push-1","requestor":"Example Bank","type":"AUTH","timeToLive":90}"#),
         Case(name: "smartid-push-sign", path: "/smartid/push", body: #"{"messageId":"9f1c-sign","pushId":"push-1","requestor":"Example Bank","type":"SIGN"}"#),
         Case(name: "evernym-notify", path: "/evernym/notify", body: #"{"msgId":"msg-1","msgType":"credOffer","sponseeDetails":"sponsee-7","relationshipDid":"did:sov:abc","metaData":{"msgType":"credOffer","msgSenderName":"Faber College"}}"#),
+        // Evernym's earlier forward: msgType only inside metaData.
+        Case(name: "evernym-notify-earlier", path: "/evernym/notify", body: #"{"msgId":"msg-2","sponseeDetails":"sponsee-7","relationshipDid":"did:sov:abc","metaData":{"msgType":"credOffer","msgSenderName":"Faber College"}}"#),
         Case(name: "upstra-message", path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-2","displayName":"Ann"},"message":{"type":"image"},"recipients":["u-1","u-3"]}"#),
         Case(name: "upstra-member-joined", path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-4","displayName":"Bob"},"recipients":["u-1"]}"#),
         Case(name: "email-received", path: "/email/messages", body: #"{"emailAddressId":"addr-1","sudoId":"sudo-1","owner":"user-1","messageId":"em-5","from":"alice@example.com","subject":"Report","receivedAt":"2026-11-21T09:59:57.000Z"}"#),
@@ -99,6 +101,13 @@ struct AdapterMappingTests {
         #expect(answer.status == 400)
         let detail = answer.json["detail"] as? String ?? ""
         #expect(detail.contains("reason") && detail.contains("only a subscription.revoked event has a reason"), "\(answer.json)")
+        await gateway.stop()
+    }
+
+    @Test func anEvernymForwardWithoutAnyMsgTypeIsRefusedNamingIt() async throws {
+        let gateway = try await GatewayFixture()
+        let answer = await gateway.send("POST", "/v1/apps/{app}/evernym/notify", body: Data(#"{"msgId":"m","sponseeDetails":"s","relationshipDid":"d","metaData":{"msgSenderName":"x"}}"#.utf8))
+        #expect(answer.status == 400 && answer.json["field"] as? String == "msgType", "\(answer.json)")
         await gateway.stop()
     }
 

@@ -39,6 +39,20 @@ struct ProviderPluginTests {
         try ProviderRegistry.herald.validate(apps)
     }
 
+    @Test func anEvernymComMethodNamingAProviderOfTheAppIsItsToken() throws {
+        let apps = try AppsConfiguration.parse("apps:\n  a:\n    fcm: { serviceAccountFile: x.json }\n    apns: { teamId: T, keyId: K, keyFile: k.p8, topic: t, environment: production }\n")
+        let app = apps.apps["a"]
+        let apnsToken = String(repeating: "ab", count: 32)
+        #expect(ProviderRegistry.herald.comMethodToken("FCM:tok-1", app: app) == DirectToken(platform: .fcm, token: "tok-1"))
+        #expect(ProviderRegistry.herald.comMethodToken("APNS:\(apnsToken)", app: app) == DirectToken(platform: .apns, token: apnsToken))
+        #expect(ProviderRegistry.herald.comMethodToken("HMS:tok-2", app: app) == nil, "the app has no Push Kit account")
+        #expect(ProviderRegistry.herald.comMethodToken("APNS:not-hex", app: app) == nil, "not a token APNs takes")
+        #expect(ProviderRegistry.herald.comMethodToken("fcm:tok-1", app: app) == nil, "the provider's name in capitals")
+        #expect(ProviderRegistry.herald.comMethodToken("FCM:", app: app) == nil)
+        #expect(ProviderRegistry.herald.comMethodToken("sponsee-7", app: app) == nil)
+        #expect(ProviderRegistry.herald.comMethodToken("FCM:tok-1", app: nil) == nil)
+    }
+
     @Test func aDeviceThatNamesNoSystemRunsItsProvidersOrAndroid() {
         #expect(ProviderRegistry.herald.deviceOS(platform: .apns) == .ios)
         #expect(ProviderRegistry.herald.deviceOS(platform: .fcm) == .android)

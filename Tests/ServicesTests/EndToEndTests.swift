@@ -55,6 +55,18 @@ extension ServiceProcesses {
             try await eventually(timeout: .seconds(30), "the Evernym push") { !stack.received("evernym-token").isEmpty }
             let data = stack.received("evernym-token")[0]["data"] as? [String: String]
             #expect(data?["msgId"] == "ev-msg-1" && data?["msgSenderName"] == "Issuer")
+
+            // A forward as Evernym's cloud sends it, sponseeDetails being the value the sponsee
+            // gave update_com_method ("FCM:{pushToken}" in Evernym's own example), with no
+            // sponsee registered, in the earlier shape (msgType only in metaData).
+            try await stack.expectOK("POST", "/evernym/notify", [
+                "msgId": "ev-msg-2", "sponseeDetails": "FCM:evernym-direct-token", "relationshipDid": "did:x:2",
+                "metaData": ["msgType": "proofReq", "msgSenderName": "Verifier"],
+            ])
+            try await eventually(timeout: .seconds(30), "the direct Evernym push") { !stack.received("evernym-direct-token").isEmpty }
+            let direct = stack.received("evernym-direct-token")[0]["data"] as? [String: String]
+            #expect(direct?["msgId"] == "ev-msg-2" && direct?["msgType"] == "proofReq" && direct?["relationshipDid"] == "did:x:2" && direct?["msgSenderName"] == "Verifier",
+                    "\(direct ?? [:])")
         }
 
         /// u1's phone registered a P-256 key, so its payload is aes128gcm; u2 muted the channel.
