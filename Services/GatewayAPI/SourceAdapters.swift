@@ -55,14 +55,15 @@ enum SourceAdapters {
     /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`; `msgType` from the top level,
     /// else `metaData.msgType` (Evernym's earlier shape has only that). `sponseeDetails` is
     /// the value the sponsee gave `update_com_method`: one `comMethod` can push to directly
-    /// (`FCM:<token>`) is the audience as it is, with no registration; anything else is read
-    /// as the id of a sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com
-    /// method Registration knows.
+    /// (`FCM:<token>`) is the audience as it is, with no registration; else the id of a
+    /// sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com method Registration
+    /// knows; else the SDK's config object as JSON text (`{id, type, value}`), read as that
+    /// sponsee.
     static func evernym(
         _ body: JSONFields, app: String, now: Date, comMethod: (String) -> DirectToken?
     ) throws(GatewayError) -> NotificationEvent {
         let msgId = try sourceId(body, "msgId")
-        let sponsee = try body.string("sponseeDetails", maxLength: 256)
+        let sponsee = try body.string("sponseeDetails", maxLength: TextLimits.long)
         let relationship = try body.string("relationshipDid", maxLength: 1024)
         var msgType = try body.optionalString("msgType", maxLength: 256)
         var data = ["msgId": msgId, "relationshipDid": relationship]
@@ -75,13 +76,20 @@ enum SourceAdapters {
         data["msgType"] = msgType
         let audience: Audience
         let context: [String: String]
-        if let token = comMethod(sponsee) {
+        // The SDK's config object, `{id, type, value}`: its value when that is a com method
+        // Herald can push to (type 4), else the sponsee registered under its id.
+        let config = sponsee.hasPrefix("{") ? (try? JSONSerialization.jsonObject(with: Data(sponsee.utf8))) as? [String: Any] : nil
+        let configId = (config?["id"] as? String).flatMap { TextLimits.fits($0, maximum: TextLimits.identifier) ? $0 : nil }
+        if let token = comMethod(sponsee) ?? ((config?["type"] as? Int) == 4 ? (config?["value"] as? String).flatMap(comMethod) : nil) {
             // The token itself stays out of the context, which the event's status shows.
             audience = .tokens([token])
             context = ["comMethod": token.platform.rawValue.uppercased()]
         } else {
-            audience = .users([sponsee])
-            context = ["sponseeId": sponsee]
+            // A sponsee id; one nobody registered resolves to no audience, which the
+            // event's status says.
+            let id = configId ?? sponsee
+            audience = .users([id])
+            context = ["sponseeId": id]
         }
         return NotificationEvent(
             id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: audience,

@@ -21,6 +21,8 @@ struct AdapterMappingTests {
         Case(name: "evernym-notify", path: "/evernym/notify", body: #"{"msgId":"msg-1","msgType":"credOffer","sponseeDetails":"sponsee-7","relationshipDid":"did:sov:abc","metaData":{"msgType":"credOffer","msgSenderName":"Faber College"}}"#),
         // Evernym's earlier forward: msgType only inside metaData.
         Case(name: "evernym-notify-earlier", path: "/evernym/notify", body: #"{"msgId":"msg-2","sponseeDetails":"sponsee-7","relationshipDid":"did:sov:abc","metaData":{"msgType":"credOffer","msgSenderName":"Faber College"}}"#),
+        // The config object Evernym's SDK sends, as JSON text: read as the sponsee of its id.
+        Case(name: "evernym-notify-config", path: "/evernym/notify", body: #"{"msgId":"msg-3","msgType":"credOffer","sponseeDetails":"{\"id\":\"sponsee-9\",\"type\":3,\"value\":\"https://sponsor.example/s9\"}","relationshipDid":"did:sov:abc"}"#),
         Case(name: "upstra-message", path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-2","displayName":"Ann"},"message":{"type":"image"},"recipients":["u-1","u-3"]}"#),
         Case(name: "upstra-member-joined", path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"ch-9","displayName":"Design"},"actor":{"id":"u-4","displayName":"Bob"},"recipients":["u-1"]}"#),
         Case(name: "email-received", path: "/email/messages", body: #"{"emailAddressId":"addr-1","sudoId":"sudo-1","owner":"user-1","messageId":"em-5","from":"alice@example.com","subject":"Report","receivedAt":"2026-11-21T09:59:57.000Z"}"#),

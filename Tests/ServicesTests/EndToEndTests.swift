@@ -67,6 +67,14 @@ extension ServiceProcesses {
             let direct = stack.received("evernym-direct-token")[0]["data"] as? [String: String]
             #expect(direct?["msgId"] == "ev-msg-2" && direct?["msgType"] == "proofReq" && direct?["relationshipDid"] == "did:x:2" && direct?["msgSenderName"] == "Verifier",
                     "\(direct ?? [:])")
+
+            // The SDK's config object as JSON text: its FCM com method, again with no registration.
+            try await stack.expectOK("POST", "/evernym/notify", [
+                "msgId": "ev-msg-3", "msgType": "credOffer", "relationshipDid": "did:x:3",
+                "sponseeDetails": #"{"id":"unregistered-sponsee","type":4,"value":"FCM:evernym-config-token"}"#,
+            ])
+            try await eventually(timeout: .seconds(30), "the push to the config's com method") { !stack.received("evernym-config-token").isEmpty }
+            #expect((stack.received("evernym-config-token")[0]["data"] as? [String: String])?["msgId"] == "ev-msg-3")
         }
 
         /// u1's phone registered a P-256 key, so its payload is aes128gcm; u2 muted the channel.
