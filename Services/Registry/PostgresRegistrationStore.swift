@@ -206,14 +206,44 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// Claims the batch in one statement: an insert that only succeeds for an event nobody
     /// knows (the primary key decides between replicas), read together with the claim of each
     /// event it did not insert. A claim another replica holds within its lease is
-    /// `heldElsewhere`; an older one is taken over (compare-and-set on its holder).
+    /// `heldElsewhere`; an older one is taken over (compare-and-set on its holder). Within
+    /// this process, an event is reserved in the in-flight set before the statement, so two
+    /// tasks claiming it at once cannot both take the row this process holds.
     public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
         var firstIndex: [EventKey: Int] = [:]
         for (index, event) in events.enumerated() where firstIndex[event] == nil { firstIndex[event] = index }
         let unique = firstIndex.sorted { $0.value < $1.value }.map(\.key)
+        // Reserved here first: an event another task of this process is claiming or handling
+        // now is not this call's to claim, whatever the row says.
+        let reserved: Set<EventKey> = inFlight.withLock { inFlight in
+            Set(unique.filter { inFlight.insert($0).inserted })
+        }
+        var decided: [EventKey: EventClaim] = [:]
+        do {
+            let mine = unique.filter { reserved.contains($0) }
+            if !mine.isEmpty { decided = try await decide(mine, now: now) }
+            let others = unique.filter { !reserved.contains($0) }
+            if !others.isEmpty { decided.merge(try await heldHere(others, now: now)) { first, _ in first } }
+        } catch {
+            inFlight.withLock { inFlight in for event in reserved { inFlight.remove(event) } }
+            throw error
+        }
+        inFlight.withLock { inFlight in
+            for event in reserved where decided[event] != .claimed { inFlight.remove(event) }
+        }
+        return events.enumerated().map { index, event in
+            guard firstIndex[event] == index else { return .inFlight }  // a second copy in this batch
+            return decided[event] ?? .heldElsewhere
+        }
+    }
+
+    /// The database's answer for events this process reserved: claimed (inserted now, a claim
+    /// of this process a failed release left, or one taken over from a replica whose lease
+    /// ended), processed, or held by another replica within its lease.
+    private func decide(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var states: [EventKey: (inserted: Bool, claimed: Bool?, holder: String?, claimedAt: Date?)] = [:]
         let rows = try await database.client.query("""
-            WITH input AS (SELECT * FROM unnest(\(unique.map(\.app))::text[], \(unique.map(\.eventId))::text[]) AS t(app, eventId)),
+            WITH input AS (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)),
             inserted AS (
                 INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
                 SELECT app, eventId, \(now), true, \(instance), \(now) FROM input
@@ -227,28 +257,40 @@ public final class PostgresRegistrationStore: RegistrationStore {
             states[EventKey(app: app, eventId: eventId)] = (inserted, claimed, holder, claimedAt)
         }
         var decided: [EventKey: EventClaim] = [:]
-        for event in unique {
+        for event in events {
             let state = states[event]
-            if state?.inserted == true {
+            if state?.inserted == true || state?.holder == instance {
                 decided[event] = .claimed
             } else if state?.claimed == false {
                 decided[event] = .processed
-            } else if state?.holder == instance {
-                decided[event] = inFlight.withLock { $0.contains(event) } ? .inFlight : .claimed
             } else if let claimedAt = state?.claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
                 decided[event] = .heldElsewhere
             } else {
                 decided[event] = try await takeOver(event, from: state?.holder, now: now) ? .claimed : .heldElsewhere
             }
         }
-        return inFlight.withLock { inFlight in
-            events.enumerated().map { index, event in
-                guard firstIndex[event] == index else { return .inFlight }  // a second copy in this batch
-                let claim = decided[event] ?? .heldElsewhere
-                if claim == .claimed { inFlight.insert(event) }
-                return claim
+        return decided
+    }
+
+    /// For events another task of this process is claiming or handling: still `inFlight`
+    /// unless the row says otherwise (processed, or taken over by another replica whose
+    /// lease runs). Reads only, so it never races the task that holds them.
+    private func heldHere(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
+        var decided = Dictionary(uniqueKeysWithValues: events.map { ($0, EventClaim.inFlight) })
+        let rows = try await database.client.query("""
+            SELECT p.app, p.eventId, p.claimed, p.claimedBy, p.claimedAt
+            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
+            JOIN processedEvents p ON p.app = t.app AND p.eventId = t.eventId
+            """, logger: logger)
+        for try await (app, eventId, claimed, holder, claimedAt) in rows.decode((String, String, Bool, String?, Date?).self) {
+            let event = EventKey(app: app, eventId: eventId)
+            if !claimed {
+                decided[event] = .processed
+            } else if holder != instance, let claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+                decided[event] = .heldElsewhere
             }
         }
+        return decided
     }
 
     /// Takes over the expired claim of `holder` (a replica that died), unless another replica

@@ -22,13 +22,16 @@ struct EventClaimTests {
     func copiesClaimedConcurrentlyFanOutOnce(_ backend: StoreBackend) async throws {
         let (store, directory) = try await RegistrySamples.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keys = (0..<200).map { Key(app: "a", eventId: "e\($0)") }
-        let claims = try await withThrowingTaskGroup(of: [EventClaim].self) { group in
-            for _ in 0..<4 { group.addTask { try await store.claim(keys) } }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        for index in keys.indices {
-            #expect(claims.filter { $0[index] == .claimed }.count == 1, "\(keys[index].eventId)")
+        // Several rounds of eight claimers: two tasks of one process racing for the same
+        // events is where a claim could be given twice.
+        for round in 0..<10 {
+            let keys = (0..<200).map { Key(app: "a", eventId: "r\(round)-e\($0)") }
+            let claims = try await withThrowingTaskGroup(of: [EventClaim].self) { group in
+                for _ in 0..<8 { group.addTask { try await store.claim(keys) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let twice = keys.indices.filter { index in claims.filter { $0[index] == .claimed }.count != 1 }
+            #expect(twice.isEmpty, "round \(round): \(twice.count) of \(keys.count) events not claimed exactly once")
         }
     }
 
