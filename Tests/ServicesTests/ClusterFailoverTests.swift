@@ -68,8 +68,22 @@ extension ServiceProcesses {
             @Sendable func delivered() -> [String: Int] {
                 Dictionary(grouping: stack.sandbox.state.messages(provider: "fcm", limit: 50_000).compactMap(\.eventId), by: { $0 }).mapValues(\.count)
             }
-            try await eventually(timeout: .seconds(300), "a push for every accepted event") {
-                delivered().keys.filter { $0.hasPrefix("api:cluster-") }.count == events
+            do {
+                try await eventually(timeout: .seconds(300), "a push for every accepted event") {
+                    delivered().keys.filter { $0.hasPrefix("api:cluster-") }.count == events
+                }
+            } catch {
+                // Where the missing events stopped: their deliveries as the gateway reports them,
+                // and what each service logged above info.
+                let missing = (0..<events).map { "api:cluster-\($0)" }.filter { delivered()[$0] == nil }
+                for eventId in missing.prefix(5) {
+                    print("cluster: \(eventId) not pushed; deliveries: \(await stack.deliveries(of: String(eventId.dropFirst(4))))")
+                }
+                for service in stack.services {
+                    let lines = service.logText().split(separator: "\n").filter { !$0.contains("\"level\":\"info\"") && !$0.contains(" info ") }
+                    print("cluster: \(service.name) logged \(lines.count) lines above info; the last ones:\n" + lines.suffix(15).joined(separator: "\n"))
+                }
+                throw TestFailure("\(missing.count) of \(events) accepted events not pushed after 300 s (first: \(missing.prefix(10).joined(separator: ", ")))")
             }
             let pushes = delivered().filter { $0.key.hasPrefix("api:cluster-") }
             let duplicates = pushes.values.reduce(0, +) - pushes.count
