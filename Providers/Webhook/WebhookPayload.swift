@@ -23,6 +23,10 @@ public struct WebhookPayload: Codable, Sendable, Hashable {
         public var data: [String: String]
         /// The alert as rendered for the recipient's locale, when the event has one.
         public var alert: DispatchRequest.Notification?
+        /// The upstream's own message as it sent it, where the gateway kept it (Evernym's
+        /// forward to a type-3 sponsee: `{msgId, msgType, sponseeDetails, relationshipDid,
+        /// metaData}`), so a handler written against the upstream's documents reads it here.
+        public var forwarded: JSONValue?
     }
 
     /// The payload of a webhook dispatch request; nil if the request carries no forward.
@@ -30,9 +34,11 @@ public struct WebhookPayload: Codable, Sendable, Hashable {
         guard let forward = request.forward else { return nil }
         type = "\(forward.source.rawValue).\(request.kind)"
         timestamp = forward.occurredAt
+        var context = forward.context
+        let forwarded = context.removeValue(forKey: DispatchRequest.WebhookForward.upstreamMessageKey).flatMap { try? HeraldJSON.decoder().decode(JSONValue.self, from: Data($0.utf8)) }
         data = Content(
             eventId: request.eventId, deliveryId: request.deliveryId, app: request.app, source: forward.source, kind: request.kind,
-            recipient: forward.recipient, context: forward.context, data: request.data, alert: request.notification)
+            recipient: forward.recipient, context: context, data: request.data, alert: request.notification, forwarded: forwarded)
     }
 
     /// The JSON body (sorted keys, timestamps with milliseconds).

@@ -89,12 +89,18 @@ enum SourceAdapters {
             // event's status says.
             let id = configId ?? sponsee
             audience = .users([id])
-            context = ["sponseeId": id]
+            // For a type-3 sponsee, whose forward carries the message as Evernym sent it.
+            let sent = body.object.filter { Self.evernymFields.contains($0.key) }
+            let text = (try? JSONSerialization.data(withJSONObject: sent, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
+            context = ["sponseeId": id].merging(text.map { [DispatchRequest.WebhookForward.upstreamMessageKey: $0] } ?? [:]) { $1 }
         }
         return NotificationEvent(
             id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: audience,
             context: context, data: data)
     }
+
+    /// The fields of Evernym's forward, kept as sent for a type-3 sponsee's forward.
+    static let evernymFields: Set = ["msgId", "msgType", "sponseeDetails", "relationshipDid", "metaData"]
 
     /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,
     /// displayName}, message? {type: text|image|custom, text?}, recipients}`; the alert uses

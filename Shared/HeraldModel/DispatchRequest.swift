@@ -121,6 +121,10 @@ public struct DispatchRequest: Contract, Hashable {
         public var context: [String: String]
         public var recipient: WebhookRecipient
 
+        /// The context key under which the gateway keeps an upstream's own message (JSON
+        /// text) for a forward: the forward carries it as `forwarded`, out of its context.
+        public static let upstreamMessageKey = "forwarded"
+
         public init(source: EventSource, occurredAt: Date, context: [String: String], recipient: WebhookRecipient) {
             self.source = source
             self.occurredAt = occurredAt

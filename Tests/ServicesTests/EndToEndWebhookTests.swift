@@ -52,11 +52,14 @@ extension ServiceProcesses {
             let details = #"{"sponsorUserId":"u-77","note":"whatever the back end needs"}"#
             try await stack.expectOK("PUT", "/evernym/sponsees/s3", ["id": "s3", "type": 3, "value": details])
             try await stack.expectOK("PUT", "/evernym/sponsees/s4", ["id": "s4", "type": 4, "value": "FCM:s4-token"])
+            // Evernym's forward (Fixtures/evernym-forward.json) for s3, and the same for s4.
+            let forward = try UpstreamFixture.body("evernym-forward")
             for sponsee in ["s3", "s4"] {
-                try await stack.expectOK("POST", "/evernym/notify", [
-                    "msgId": "msg-\(sponsee)", "msgType": "credOffer", "sponseeDetails": sponsee, "relationshipDid": "did:sov:\(sponsee)",
-                    "metaData": ["msgType": "credOffer", "msgSenderName": "Faber College"],
-                ])
+                var body = forward
+                body["msgId"] = "msg-\(sponsee)"
+                body["sponseeDetails"] = sponsee
+                body["relationshipDid"] = "did:sov:\(sponsee)"
+                try await stack.expectOK("POST", "/evernym/notify", body)
             }
             let sponsor = "\(stack.app)-sponsor"
             try await eventually(timeout: .seconds(30), "the sponsor's forward and the type-4 push") {
@@ -69,6 +72,10 @@ extension ServiceProcesses {
             let data = try #require(checked.payload?["data"] as? [String: Any])
             #expect((data["data"] as? [String: String])?["msgId"] == "msg-s3")
             #expect(data["recipient"] as? [String: String] == ["sponseeId": "s3", "sponseeDetails": details])
+            // The forward as Evernym sent it, all five fields, under data.forwarded; not in the context.
+            let forwarded = try #require(data["forwarded"] as? [String: Any], "\(data)")
+            #expect(NSDictionary(dictionary: forwarded).isEqual(to: forward), "\(forwarded)")
+            #expect((data["context"] as? [String: String])?["forwarded"] == nil)
             let push = try #require(stack.received("s4-token").first)
             #expect((push["data"] as? [String: String])?["msgId"] == "msg-s4")
             #expect(stack.sandbox.running.sandbox.webhooks.received(name: sponsor).count == 1, "nothing of s4 was forwarded")
