@@ -71,6 +71,12 @@ public struct PayloadBuilder: Sendable {
                 request.data = plain
                 request.notification = alert
                 request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: false, contentAvailable: alert == nil) : nil
+                if isIOS && delivery.source.iOSDecodesInExtension {
+                    // The app's extension decodes every push: an alert push it can see, never a silent one.
+                    request.notification = try alert ?? renderer.render(
+                        .template(name: TemplateRenderer.placeholderTemplate, args: [:]), locale: device.locale, context: [:], data: [:])
+                    request.ios = DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false)
+                }
                 if provider.fits(request, now: now) { return .dispatch(request, variant: variant, scheme: nil) }
                 continue
             }

@@ -13,7 +13,8 @@ import ServiceKit
 public struct TemplateRenderer: Sendable {
     public typealias Template = AppConfiguration.Template
 
-    /// Herald's own templates: the chat defaults, and the neutral alert of encrypted iOS pushes.
+    /// Herald's own templates: the chat defaults, the neutral alert of encrypted iOS pushes,
+    /// and the placeholder of extension-decoded ones.
     public static let builtIn: [String: Template] = [
         "channel.created": Template(title: "{channel}", body: "You're now member of {channel}!"),
         "member.joined": Template(title: "{user}", body: "{user} has joined {channel}"),
@@ -21,11 +22,16 @@ public struct TemplateRenderer: Sendable {
         "message.created.image": Template(title: "{user} ({channel})", body: "Image Message"),
         "message.created.custom": Template(title: "{user} ({channel})", body: "Special message"),
         encryptedTemplate: Template(title: nil, body: "New notification"),
+        placeholderTemplate: Template(title: nil, body: "New notification"),
     ]
 
     /// The template name of the neutral alert shown on iOS for an encrypted push; apps can
     /// override it like any other template.
     public static let encryptedTemplate = "herald.encrypted"
+
+    /// The template name of the placeholder alert of an iOS push without an alert whose
+    /// integration decodes it in a notification service extension (which replaces it).
+    public static let placeholderTemplate = "herald.placeholder"
 
     /// The app's templates: by name, then locale.
     public let templates: [String: [String: Template]]

@@ -81,6 +81,17 @@ public enum EventSource: String, Codable, Sendable, Hashable, CaseIterable {
     case upstra
     case sudoEmail = "sudo-email"
     case webcom
+
+    /// Whether the integration's iOS guide decodes every push in a notification service
+    /// extension (Webcom's and Sudo's do). iOS runs an extension only for an alert push with
+    /// `mutable-content: 1`, so such a source's iOS pushes are never silent: a push without
+    /// an alert carries a placeholder the extension replaces.
+    public var iOSDecodesInExtension: Bool {
+        switch self {
+        case .webcom, .sudoEmail: true
+        case .api, .smartID, .evernym, .upstra: false
+        }
+    }
 }
 
 /// Who should hear about an event: exactly one of the forms, encoded as an object with

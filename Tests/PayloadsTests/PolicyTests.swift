@@ -71,6 +71,39 @@ struct PolicyTests {
         #expect(object?["alert"] as? [String: String] == ["title": "Ann (Design)", "body": "Lunch at 12?"])
     }
 
+    @Test func aPlainWebcomPushToIOSIsAnAlertPushItsExtensionSees() throws {
+        guard case .dispatch(let request, _, _) = Self.decision(S.webcomValue(S.device(.fcm, os: .ios))) else {
+            Issue.record("not dispatched")
+            return
+        }
+        #expect(request.notification == .init(title: nil, body: "New notification"))
+        #expect(request.ios == .init(mutableContent: true, contentAvailable: false))
+        let message = FCMMessage(request, now: S.now)
+        #expect(message.apns?.payload?.aps.mutableContent == 1 && message.apns?.payload?.aps.contentAvailable == nil)
+        #expect(message.apns?.headers["apns-push-type"] == "alert")
+    }
+
+    @Test func theAppsTemplateIsThePlaceholderOfAnExtensionDecodedPush() throws {
+        let apps = AppsConfiguration(apps: ["webcom": AppConfiguration(templates: ["herald.placeholder": ["default": .init(title: nil, body: "Updated")]])])
+        guard case .dispatch(let request, _, _) = Self.decision(S.webcomValue(S.device(.apns, os: .ios)), apps: apps) else {
+            Issue.record("not dispatched")
+            return
+        }
+        #expect(request.notification == .init(title: nil, body: "Updated"))
+        #expect(request.ios?.mutableContent == true)
+    }
+
+    @Test func aPushWithoutAnAlertOfAnIntegrationWithoutAnExtensionStaysSilentOnIOS() throws {
+        var delivery = S.webcomValue(S.device(.fcm, os: .ios))
+        delivery.source = .api
+        guard case .dispatch(let request, _, _) = Self.decision(delivery) else {
+            Issue.record("not dispatched")
+            return
+        }
+        #expect(request.notification == nil)
+        #expect(request.ios == .init(mutableContent: false, contentAvailable: true))
+    }
+
     @Test func anUnusableRegisteredKeyFailsTheDelivery() {
         let broken = DeviceKey(keyId: "k", p256dh: Base64URL.encode(Data(repeating: 4, count: 97)), auth: S.deviceKey.auth)
         guard case .failed(let failure) = Self.decision(S.smartIDAuth(S.device(.fcm, os: .android, key: broken))) else { Issue.record("not failed"); return }

@@ -19,6 +19,7 @@ extension ServiceProcesses {
                 try await Self.smartID(stack)
                 try await Self.upstraEncryptedBesideAnFCMToken(stack)
                 try await Self.collapseAndSilentPush(stack)
+                try await Self.aPlainWebcomPushReachesTheExtensionAsAnAlert(stack)
                 try await stack.stop()
             } catch {
                 await stack.discard()
@@ -96,6 +97,30 @@ extension ServiceProcesses {
             #expect(entry.headers?["apns-push-type"] == "background" && entry.headers?["apns-priority"] == "5", "\(entry.headers ?? [:])")
             #expect(entry.headers?["apns-collapse-id"] == "inbox")
             #expect((entry.message["aps"] as? [String: Any])?["content-available"] as? Int == 1, "\(entry.message)")
+        }
+
+        /// Webcom's iOS guide decodes every push in a notification service extension, which
+        /// iOS runs only for an alert push with mutable-content: a data change is no silent push.
+        static func aPlainWebcomPushReachesTheExtensionAsAnAlert(_ stack: HeraldStack) async throws {
+            let token = TestSandbox.apnsToken()
+            try await stack.expectOK("PUT", "/devices/wc-iphone", ["platform": "apns", "token": token, "os": "ios", "userId": "wc-ios"])
+            try await stack.expectOK("PUT", "/devices/wc-fcm-iphone", ["platform": "fcm", "token": "wc-fcm-ios-token", "os": "ios", "userId": "wc-ios"])
+            try await stack.expectOK("POST", "/webcom/events", ["path": "/sensors/s1", "event": "value.changed", "value": "21", "recipients": ["wc-ios"]])
+            try await eventually(timeout: .seconds(60), "the Webcom push on APNs and through FCM") {
+                !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty && !stack.received("wc-fcm-ios-token").isEmpty
+            }
+            let entry = try #require(stack.sandbox.state.messages(provider: "apns", token: token).first)
+            let aps = try #require(entry.message["aps"] as? [String: Any])
+            #expect(aps["mutable-content"] as? Int == 1 && aps["content-available"] == nil && aps["alert"] != nil, "\(aps)")
+            #expect(entry.headers?["apns-push-type"] == "alert", "\(entry.headers ?? [:])")
+            #expect(entry.message["path"] as? String == "/sensors/s1" && entry.message["appId"] != nil, "\(entry.message)")
+            // FCM carries the alert as its notification and the rest in the apns block.
+            let message = try #require(stack.received("wc-fcm-ios-token").first)
+            #expect(message["notification"] != nil, "\(message)")
+            let apns = try #require(message["apns"] as? [String: Any])
+            let fcmAPS = ((apns["payload"] as? [String: Any])?["aps"] as? [String: Any]) ?? [:]
+            #expect(fcmAPS["mutable-content"] as? Int == 1 && fcmAPS["content-available"] == nil, "\(apns)")
+            #expect((apns["headers"] as? [String: String])?["apns-push-type"] == "alert", "\(apns)")
         }
 
         @Test func a410RevokesTheDeviceUnlessItRegisteredAgainAfterTheTimestamp() async throws {
