@@ -33,11 +33,14 @@ public struct Gateway: Sendable {
         public var authorization: String?
         /// The `Idempotency-Key` header: the event id of a body that carries none.
         public var idempotencyKey: String?
+        /// The `If-Match` header: a write only if the resource still has one of these tags.
+        public var ifMatch: String?
         public var body: Data
         public init(
             endpoint: Endpoint, parameters: [String: String], query: [String: String] = [:], authorization: String?,
-            idempotencyKey: String? = nil, body: Data
+            idempotencyKey: String? = nil, ifMatch: String? = nil, body: Data
         ) {
+            self.ifMatch = ifMatch
             self.endpoint = endpoint
             self.parameters = parameters
             self.query = query
@@ -53,6 +56,8 @@ public struct Gateway: Sendable {
         public var body: Data
         public var contentType = "application/json"
         public var retryAfter: Int?
+        /// The `ETag` header: the version of the resource the body shows.
+        public var entityTag: String?
     }
 
     /// One request on its way through its handler: the request, its app, and the fields and
@@ -247,7 +252,23 @@ public struct Gateway: Sendable {
 
     func getConfiguration(_ call: Call) async throws -> Reply {
         try await requireDevice(call)
-        return try await preference(.getDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId")))
+        return try await configuration(.getDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId")))
+    }
+
+    /// An `If-Match` value as the document allows it: 1 to 1,000 printable ASCII characters,
+    /// neither first nor last a space.
+    static func isEntityTagList(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard (1...1000).contains(bytes.count), bytes.first != 0x20, bytes.last != 0x20 else { return false }
+        return bytes.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+
+    /// A device configuration command's answer, tagged with the configuration's `ETag`.
+    private func configuration(_ command: PreferenceCommand) async throws -> Reply {
+        let answer = try await call(command, to: .preferences, PreferenceReply.self)
+        var reply = try Self.json(200, answer)
+        reply.entityTag = answer.configuration?.entityTag
+        return reply
     }
 
     /// A configuration belongs to a registered device: 404 for one never registered or removed.
@@ -264,8 +285,12 @@ public struct Gateway: Sendable {
         do { configuration = try HeraldJSON.decode(NotificationConfiguration.self, from: call.request.body) } catch let error as DecodingError {
             throw GatewayError(400, "Invalid request", HeraldJSON.describe(error))
         } catch { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
+        if let ifMatch = call.request.ifMatch, !Self.isEntityTagList(ifMatch) {
+            throw GatewayError.invalid("If-Match", "must be entity tags (\"…\", comma-separated) or *: 1 to 1,000 printable characters")
+        }
         try await requireDevice(call)
-        return try await preference(.setDeviceConfiguration(app: call.app, deviceId: try call.parameter("deviceId"), configuration: configuration))
+        return try await self.configuration(.setDeviceConfiguration(
+            app: call.app, deviceId: try call.parameter("deviceId"), configuration: configuration, ifMatch: call.request.ifMatch))
     }
 
     func getUserPreferences(_ call: Call) async throws -> Reply {
@@ -365,6 +390,7 @@ public struct Gateway: Sendable {
             let title = switch error.status {
             case 404: "Not Found"
             case 409: "Conflict"
+            case 412: "Precondition Failed"
             case 422: "Unprocessable Content"
             default: "Invalid request"
             }

@@ -23,7 +23,8 @@ public enum GatewayRoutes {
                 for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
                 let reply = await gateway.handle(Gateway.Request(
                     endpoint: endpoint, parameters: parameters, query: query,
-                    authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey], body: body))
+                    authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey],
+                    ifMatch: request.headers[.ifMatch], body: body))
                 return response(reply)
             }
         }
@@ -54,6 +55,7 @@ public enum GatewayRoutes {
     static func response(_ reply: Gateway.Reply) -> Response {
         var headers: HTTPFields = [.contentType: reply.contentType]
         if let retryAfter = reply.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let entityTag = reply.entityTag { headers[.eTag] = entityTag }
         return Response(status: .init(code: reply.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 }

@@ -75,19 +75,25 @@ public final class PostgresPreferenceStorage: PreferenceStorage {
         }
     }
 
-    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) -> Void) async throws -> VersionedEntry {
+    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) throws -> Void) async throws -> VersionedEntry {
         let logger = logger
-        return try await database.client.withTransaction(logger: logger) { db in
-            // Changes of one device take turns across replicas, including its first one.
-            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(deviceId)))", logger: logger)
-            var configuration = NotificationConfiguration()
-            for try await text in try await db.query(
-                "SELECT configuration FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger).decode(String.self) {
-                configuration = try PreferenceCoding.configuration(text)
+        do {
+            return try await database.client.withTransaction(logger: logger) { db in
+                // Changes of one device take turns across replicas, including its first one.
+                try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(deviceId)))", logger: logger)
+                var configuration = NotificationConfiguration()
+                for try await text in try await db.query(
+                    "SELECT configuration FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger).decode(String.self) {
+                    configuration = try PreferenceCoding.configuration(text)
+                }
+                try change(&configuration)
+                let entry = PreferenceEntry(.device(app: app, deviceId: deviceId), .device(configuration))
+                return VersionedEntry(entry, version: try await Self.write(entry, db, logger: logger))
             }
-            change(&configuration)
-            let entry = PreferenceEntry(.device(app: app, deviceId: deviceId), .device(configuration))
-            return VersionedEntry(entry, version: try await Self.write(entry, db, logger: logger))
+        } catch let error as PostgresTransactionError {
+            // The change refused (a stale If-Match) and was rolled back: its own error, as SQLite's.
+            if let refusal = error.closureError as? CommandError, error.rollbackError == nil { throw refusal }
+            throw error
         }
     }
 

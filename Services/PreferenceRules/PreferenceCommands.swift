@@ -39,8 +39,15 @@ public struct PreferenceCommands: Sendable {
             return PreferenceReply(channelEnabled: enabled)
         case .getDeviceConfiguration(let app, let deviceId):
             return PreferenceReply(configuration: store.configuration(app: app, deviceId: deviceId))
-        case .setDeviceConfiguration(let app, let deviceId, let configuration):
-            return PreferenceReply(configuration: try await store.updateConfiguration(app: app, deviceId: deviceId) { $0 = configuration })
+        case .setDeviceConfiguration(let app, let deviceId, let configuration, let ifMatch):
+            return PreferenceReply(configuration: try await store.updateConfiguration(app: app, deviceId: deviceId) { stored in
+                // Checked where the write happens, so two writers with the same tag cannot both win.
+                if let ifMatch, !stored.matches(ifMatch: ifMatch) {
+                    throw CommandError(
+                        code: "precondition-failed", detail: "the configuration changed since \(ifMatch) was read; its tag is now \(stored.entityTag)", status: 412)
+                }
+                stored = configuration
+            })
         case .initializeService(let app, let deviceId, let service):
             return PreferenceReply(configuration: try await store.updateConfiguration(app: app, deviceId: deviceId) { $0.initialize(service: service) })
         case .setRule(let app, let deviceId, let service, let rule, let enabled):
@@ -71,7 +78,7 @@ public struct PreferenceCommands: Sendable {
             try check(channelId, "channelId")
         case .getDeviceConfiguration(_, let deviceId):
             try check(deviceId, "deviceId")
-        case .setDeviceConfiguration(_, let deviceId, let configuration):
+        case .setDeviceConfiguration(_, let deviceId, let configuration, _):
             try check(deviceId, "deviceId")
             for (index, entry) in configuration.entries.enumerated() {
                 try check(entry.service, "entries[\(index)].service")

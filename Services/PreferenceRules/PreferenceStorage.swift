@@ -13,5 +13,5 @@ public protocol PreferenceStorage: Sendable {
     func save(_ entry: PreferenceEntry) async throws -> VersionedEntry
     /// Changes a device's configuration as stored (read, change, write as one step against
     /// concurrent changes of the same device, from any replica) and returns the result.
-    func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) -> Void) async throws -> VersionedEntry
+    func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) throws -> Void) async throws -> VersionedEntry
 }

@@ -76,7 +76,7 @@ public final class PreferenceStore: Sendable {
     /// Changes a device's configuration as stored (read, change and write as one step, so
     /// concurrent changes of one device, on any replica, do not lose each other) and returns
     /// the result.
-    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) -> Void) async throws -> NotificationConfiguration {
+    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) throws -> Void) async throws -> NotificationConfiguration {
         let stored = try await storage.updateConfiguration(app: app, deviceId: deviceId, change)
         apply(stored)
         await announce?(stored.entry.key)

@@ -64,11 +64,11 @@ public final class SQLitePreferenceStorage: PreferenceStorage {
         }
     }
 
-    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) -> Void) async throws -> VersionedEntry {
+    public func updateConfiguration(app: String, deviceId: String, _ change: @escaping @Sendable (inout NotificationConfiguration) throws -> Void) async throws -> VersionedEntry {
         try await database.write { db in
             var configuration = try Row.fetchOne(db, sql: "SELECT configuration FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
                 .map(Self.configuration) ?? NotificationConfiguration()
-            change(&configuration)
+            try change(&configuration)
             let entry = PreferenceEntry(.device(app: app, deviceId: deviceId), .device(configuration))
             try Self.write(entry, db)
             return VersionedEntry(entry, version: self.writes.add(1, ordering: .relaxed).newValue)

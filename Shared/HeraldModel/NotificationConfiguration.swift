@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// A device's notification configuration in the Sudo shape: an ordered list of entries,
 /// each enabling or disabling one service, for everything or for the events whose context
 /// field matches a value (one Sudo, one email address). Later entries win; a device
@@ -63,5 +66,21 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
     public mutating func set(service: String, rule: Rule, enabled: Bool) {
         entries.removeAll { $0.service == service && $0.rule == rule }
         entries.append(Entry(service: service, enabled: enabled, rule: rule))
+    }
+}
+
+extension NotificationConfiguration {
+    /// The configuration's HTTP entity tag (quoted): a digest of its canonical JSON, so
+    /// any change, on any replica, gives another tag and equal configurations the same one.
+    public var entityTag: String {
+        let body = (try? HeraldJSON.encode(self)) ?? Data()
+        return "\"" + SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    /// Whether an `If-Match` header value names this configuration (RFC 9110 §13.1.1): `*`,
+    /// or one of its comma-separated tags equal to `entityTag` (a weak tag never matches).
+    public func matches(ifMatch header: String) -> Bool {
+        let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return tags.contains("*") || tags.contains(entityTag)
     }
 }

@@ -18,7 +18,8 @@ public enum PreferenceCommand: Codable, Sendable, Hashable {
     case setChannel(app: String, userId: String, channelId: String, enabled: Bool)
     /// Device level: the whole configuration.
     case getDeviceConfiguration(app: String, deviceId: String)
-    case setDeviceConfiguration(app: String, deviceId: String, configuration: NotificationConfiguration)
+    /// With `ifMatch` (an `If-Match` header), only if the stored configuration matches it.
+    case setDeviceConfiguration(app: String, deviceId: String, configuration: NotificationConfiguration, ifMatch: String? = nil)
     /// The Sudo SDK's operations on a device's configuration.
     case initializeService(app: String, deviceId: String, service: String)
     case setRule(app: String, deviceId: String, service: String, rule: NotificationConfiguration.Rule, enabled: Bool)
@@ -29,7 +30,7 @@ public enum PreferenceCommand: Codable, Sendable, Hashable {
         switch self {
         case .getNetwork(let app), .setNetwork(let app, _), .getUser(let app, _), .setUser(let app, _, _),
              .getChannel(let app, _, _), .setChannel(let app, _, _, _), .getDeviceConfiguration(let app, _),
-             .setDeviceConfiguration(let app, _, _), .initializeService(let app, _, _), .setRule(let app, _, _, _, _),
+             .setDeviceConfiguration(let app, _, _, _), .initializeService(let app, _, _), .setRule(let app, _, _, _, _),
              .isEnabled(let app, _, _, _):
             return app
         }

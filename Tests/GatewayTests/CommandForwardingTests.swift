@@ -72,6 +72,18 @@ struct CommandForwardingTests {
         #expect(await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: configuration).status == 200)
         let read = await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration")
         #expect(((read.json["configuration"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
+        // The configuration's ETag guards a write: a stale one is refused 412 and changes nothing.
+        let tag = try #require(read.headers["etag"], "\(read.headers)")
+        let changed = ["entries": [["service": "sudo-email", "enabled": true]]]
+        let written = await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: changed, headers: ["If-Match": tag])
+        #expect(written.status == 200)
+        let newTag = try #require(written.headers["etag"])
+        #expect(newTag != tag)
+        let stale = await gateway.send("PUT", "/v1/apps/{app}/devices/d1/configuration", json: configuration, headers: ["If-Match": tag])
+        #expect(stale.status == 412 && stale.headers["content-type"] == "application/problem+json", "\(stale.status) \(stale.json)")
+        #expect(stale.json["title"] as? String == "Precondition Failed")
+        let after = await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration")
+        #expect(after.headers["etag"] == newTag && NSDictionary(dictionary: after.json["configuration"] as? [String: Any] ?? [:]).isEqual(to: changed))
         #expect(await gateway.send("DELETE", "/v1/apps/{app}/devices/d1").status == 200)
         #expect(await gateway.send("GET", "/v1/apps/{app}/devices/d1/configuration").status == 404, "gone with its device")
         #expect(await gateway.send("PUT", "/v1/apps/{app}/settings/notifications", json: ["enabled": false]).json["networkEnabled"] as? Bool == false)

@@ -52,6 +52,57 @@ struct PreferenceStoreTests {
         #expect(try await site.open().configuration(app: "a", deviceId: "d1").entries.count == 50)
     }
 
+    @Test(arguments: StoreBackend.available)
+    func aStaleIfMatchIsRefusedAndChangesNothing(_ backend: StoreBackend) async throws {
+        let site = try await S.site(backend)
+        defer { site.remove() }
+        let commands = PreferenceCommands(store: try await site.open())
+        let first = NotificationConfiguration(entries: [.init(service: S.sudo, enabled: false, rule: S.rule(sudo: "s1"))])
+        let read = try #require(try await commands.run(.getDeviceConfiguration(app: "a", deviceId: "d1")).configuration).entityTag
+        _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: first, ifMatch: read))
+        // A second client still holding the tag it read before the first wrote.
+        let second = NotificationConfiguration(entries: [.init(service: S.sudo, enabled: false, rule: S.rule(address: "a1"))])
+        await #expect(throws: CommandError.self) {
+            try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: second, ifMatch: read))
+        }
+        do {
+            _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: second, ifMatch: read))
+        } catch let error as CommandError {
+            #expect(error.status == 412 && error.code == "precondition-failed", "\(error)")
+        }
+        #expect(try await site.open().configuration(app: "a", deviceId: "d1") == first)
+        // Its own tag, `*`, or no If-Match at all: written.
+        _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: second, ifMatch: "\"x\", \(first.entityTag)"))
+        #expect(try await site.open().configuration(app: "a", deviceId: "d1") == second)
+        _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: first, ifMatch: "*"))
+        _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: second))
+        #expect(try await site.open().configuration(app: "a", deviceId: "d1") == second)
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func ofWritersHoldingTheSameTagOnlyOneWins(_ backend: StoreBackend) async throws {
+        let site = try await S.site(backend)
+        defer { site.remove() }
+        let commands = PreferenceCommands(store: try await site.open())
+        let tag = NotificationConfiguration().entityTag
+        let written = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<20 {
+                group.addTask {
+                    let change = NotificationConfiguration(entries: [.init(service: S.sudo, enabled: false, rule: S.rule(sudo: "s\(n)"))])
+                    do {
+                        _ = try await commands.run(.setDeviceConfiguration(app: "a", deviceId: "d1", configuration: change, ifMatch: tag))
+                        return true
+                    } catch let error as CommandError where error.status == 412 {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(written == 1)
+        #expect(try await site.open().configuration(app: "a", deviceId: "d1").entries.count == 1)
+    }
+
     /// Writes that reach the view out of order (a replica's refresh racing its own write)
     /// never set an older value over a newer one.
     @Test(arguments: StoreBackend.available)
