@@ -1,6 +1,7 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import HeraldClient
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
@@ -56,22 +57,21 @@ extension ServiceProcesses {
             let data = stack.received("evernym-token")[0]["data"] as? [String: String]
             #expect(data?["msgId"] == "ev-msg-1" && data?["msgSenderName"] == "Issuer")
 
-            // A forward as Evernym's cloud sends it, sponseeDetails being the value the sponsee
-            // gave update_com_method ("FCM:{pushToken}" in Evernym's own example), with no
-            // sponsee registered, in the earlier shape (msgType only in metaData).
-            try await stack.expectOK("POST", "/evernym/notify", [
-                "msgId": "ev-msg-2", "sponseeDetails": "FCM:evernym-direct-token", "relationshipDid": "did:x:2",
-                "metaData": ["msgType": "proofReq", "msgSenderName": "Verifier"],
-            ])
+            // A forward as Evernym's documents show it (Fixtures/evernym-forward-earlier.json):
+            // sponseeDetails is the value the sponsee gave update_com_method ("FCM:{pushToken}"),
+            // no sponsee is registered, and msgType is only in metaData (the earlier shape).
+            let earlier = try UpstreamFixture.body("evernym-forward-earlier")
+            try await stack.expectOK("POST", "/evernym/notify", earlier)
             try await eventually(timeout: .seconds(30), "the direct Evernym push") { !stack.received("evernym-direct-token").isEmpty }
             let direct = stack.received("evernym-direct-token")[0]["data"] as? [String: String]
-            #expect(direct?["msgId"] == "ev-msg-2" && direct?["msgType"] == "proofReq" && direct?["relationshipDid"] == "did:x:2" && direct?["msgSenderName"] == "Verifier",
-                    "\(direct ?? [:])")
+            #expect(direct?["msgId"] == "ev-msg-2" && direct?["msgType"] == "proofReq" && direct?["relationshipDid"] == "Rgj7LVEonrMzcRC1rhkx76"
+                    && direct?["msgSenderName"] == "Faber College", "\(direct ?? [:])")
 
-            // The SDK's config object as JSON text: its FCM com method, again with no registration.
+            // The SDK's config object (Fixtures/evernym-com-method-config.json) as JSON text:
+            // its FCM com method, again with no registration.
+            let config = try JSONSerialization.data(withJSONObject: try UpstreamFixture.body("evernym-com-method-config"))
             try await stack.expectOK("POST", "/evernym/notify", [
-                "msgId": "ev-msg-3", "msgType": "credOffer", "relationshipDid": "did:x:3",
-                "sponseeDetails": #"{"id":"unregistered-sponsee","type":4,"value":"FCM:evernym-config-token"}"#,
+                "msgId": "ev-msg-3", "msgType": "credOffer", "relationshipDid": "did:x:3", "sponseeDetails": String(decoding: config, as: UTF8.self),
             ])
             try await eventually(timeout: .seconds(30), "the push to the config's com method") { !stack.received("evernym-config-token").isEmpty }
             #expect((stack.received("evernym-config-token")[0]["data"] as? [String: String])?["msgId"] == "ev-msg-3")
@@ -125,6 +125,35 @@ extension ServiceProcesses {
             #expect(plain["from"] as? String == "alice@example.com" && plain["subject"] as? String == "Lunch?")
             let aps = ((message["apns"] as? [String: Any])?["payload"] as? [String: Any])?["aps"] as? [String: Any]
             #expect(aps?["mutable-content"] as? Int == 1, "iOS gets mutable-content to decrypt in an extension: \(message)")
+            try await Self.twoClientsChangingOneConfiguration(stack)
+        }
+
+        /// Two copies of Sudo's SDK read the phone's configuration and change it with the
+        /// kit's helpers: the first write (with its If-Match) wins, the second, stale, is
+        /// refused 412 and changes nothing; the first's switch then filters the address's email.
+        static func twoClientsChangingOneConfiguration(_ stack: HeraldStack) async throws {
+            let read = await stack.exchange("GET", "/devices/owner-phone/configuration")
+            let tag = try #require(read.headers["etag"], "\(read.headers)")
+            var first = try HeraldClient.NotificationConfiguration(reply: read.body)
+            var second = first
+            first.initEmailNotifications()
+            first.setNotificationsEnabled(false, forEmailAddressWithId: "addr-1")
+            second.setNotificationsEnabled(false, forSudoWithId: "sudo-9")
+            let written = await stack.exchange("PUT", "/devices/owner-phone/configuration", body: try first.requestBody(), headers: ["If-Match": tag])
+            #expect(written.status == 200 && written.headers["etag"] != tag, "\(written.status) \(written.headers)")
+            let stale = await stack.exchange("PUT", "/devices/owner-phone/configuration", body: try second.requestBody(), headers: ["If-Match": tag])
+            #expect(stale.status == 412 && stale.headers["content-type"] == "application/problem+json", "\(stale.status)")
+            let now = try HeraldClient.NotificationConfiguration(reply: await stack.exchange("GET", "/devices/owner-phone/configuration").body)
+            #expect(now == first && !now.areNotificationsEnabled(forEmailAddressWithId: "addr-1"))
+            let accepted = try await stack.expectOK("POST", "/email/messages", [
+                "emailAddressId": "addr-1", "sudoId": "sudo-1", "owner": "owner-1", "messageId": "mail-2",
+                "from": "alice@example.com", "subject": "Again?", "receivedAt": "2026-11-21T10:05:00Z",
+            ])
+            let eventId = try #require(accepted["eventId"] as? String)
+            try await eventually(timeout: .seconds(30), "the second email filtered by the configuration") {
+                await stack.deliveries(of: eventId).first?["status"] as? String == "filtered"
+            }
+            #expect(stack.received("owner-token").count == 1)
         }
 
         static func webcom(_ stack: HeraldStack) async throws {

@@ -202,6 +202,24 @@ final class HeraldStack: Sendable {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
 
+    /// One call with a raw body and headers, answering the status, the headers (names in
+    /// lower case) and the body; status 0 when no answer came.
+    func exchange(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateways[0].port)/v1/apps/\(app)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        guard let (data, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return (0, [:], Data()) }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields[String(describing: name).lowercased()] = String(describing: value) }
+        return (http.statusCode, fields, data)
+    }
+
     /// A call that must succeed (2xx).
     @discardableResult
     func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async throws -> [String: Any] {
