@@ -6,8 +6,8 @@ import ServiceKit
 /// Turns an event's audience into the devices that should hear about it, with batched
 /// queries: users → their devices (and Evernym sponsees' com methods); push ids → the
 /// devices listing them; device ids; direct tokens; an email address → its owner's devices,
-/// with the address's key attached. The deliveries of an app in webhook mode, and of type-3
-/// sponsees, are routed to the webhook dispatcher (see `forwarded`).
+/// with the address's key attached. The deliveries of an app in webhook mode (one per user,
+/// see `forwards`), and of type-3 sponsees, are routed to the webhook dispatcher.
 public struct AudienceResolver: Sendable {
     let store: any AudienceStore
     /// Apps whose every delivery is forwarded to their webhook.
@@ -74,10 +74,54 @@ public struct AudienceResolver: Sendable {
         recipients = recipients.filter { seen.insert($0.device.id).inserted }
         if webhookApps.contains(app) {
             // The tenant's server is the recipient: no address key to encrypt to.
-            recipients = recipients.map { Recipient(device: Self.forwarded($0.device)) }
+            return Self.forwards(recipients.map(\.device), named: Self.namedUsers(of: event, directory)).map { Recipient(device: $0) }
         }
         return recipients
     }
+
+    /// The users an event names itself, who are forwarded to in webhook mode with or without
+    /// a device: `users` (but sponsees, forwarded as such), an address's owner.
+    static func namedUsers(of event: NotificationEvent, _ directory: AudienceDirectory) -> [String] {
+        switch event.audience {
+        case .users(let users): users.filter { directory.sponsee(app: event.app, id: $0) == nil }
+        case .emailAddressId(let addressId): (directory.addressKey(app: event.app, emailAddressId: addressId)?.owner ?? event.context["owner"]).map { [$0] } ?? []
+        case .pushIds, .devices, .tokens: []
+        }
+    }
+
+    /// The forwards of an app in webhook mode: one per user (each user the event names, and
+    /// each user owning a resolved device), listing the user's devices; a device without a
+    /// user, a direct token and a sponsee each have their own.
+    static func forwards(_ targets: [DeviceTarget], named users: [String]) -> [DeviceTarget] {
+        var order: [String] = []
+        var devices: [String: [DeviceTarget]] = [:]
+        var alone: [DeviceTarget] = []
+        for target in targets {
+            guard let user = target.userId, !target.id.hasPrefix(sponseePrefix), !target.id.hasPrefix("token:") else {
+                alone.append(forwarded(target))
+                continue
+            }
+            if devices[user] == nil { order.append(user) }
+            devices[user, default: []].append(target)
+        }
+        for user in users where devices[user] == nil {
+            devices[user] = []
+            order.append(user)
+        }
+        return order.map { userForward($0, devices: devices[$0] ?? []) } + alone
+    }
+
+    /// A user's forward: its id (`user:<userId>`, so the delivery id is the same for every
+    /// copy of the event), the user's devices in `recipient`, and the first device's locale
+    /// for the alert.
+    static func userForward(_ user: String, devices: [DeviceTarget]) -> DeviceTarget {
+        let recipient = WebhookRecipient(userId: user, devices: devices.map { .init(deviceId: $0.id, platform: $0.platform, token: $0.token) })
+        return DeviceTarget(
+            id: userPrefix + user, platform: .webhook, token: "", os: devices.first?.os ?? .other, userId: user,
+            locale: devices.lazy.compactMap(\.locale).first, recipient: recipient)
+    }
+
+    static let userPrefix = "user:"
 
     /// A target of an app in webhook mode: the same device (same id, so the same delivery
     /// id), routed to the webhook dispatcher, telling the tenant which device and user it is

@@ -144,9 +144,12 @@ public struct DeviceTarget: Codable, Sendable, Hashable {
 }
 
 /// Whom a webhook forward is about, as the tenant's server reads it in `data.recipient`: a
-/// registered device (of an app in webhook mode) with its user, or an Evernym sponsee.
+/// user of an app in webhook mode with the devices it registered (if any), a device without
+/// a user, or an Evernym sponsee.
 public struct WebhookRecipient: Codable, Sendable, Hashable {
     public var userId: String?
+    /// A user's registered devices, each with its provider and token (empty: none).
+    public var devices: [Device]?
     public var deviceId: String?
     /// The device's own provider and token, for a tenant that sends the push itself.
     public var platform: Platform?
@@ -155,11 +158,25 @@ public struct WebhookRecipient: Codable, Sendable, Hashable {
     /// A type-3 com method's value: opaque to Herald, meant for the sponsor's back end.
     public var sponseeDetails: String?
 
+    /// One of a user's registered devices, for a tenant that sends the push itself.
+    public struct Device: Codable, Sendable, Hashable {
+        public var deviceId: String
+        public var platform: Platform
+        public var token: String
+
+        public init(deviceId: String, platform: Platform, token: String) {
+            self.deviceId = deviceId
+            self.platform = platform
+            self.token = token
+        }
+    }
+
     public init(
-        userId: String? = nil, deviceId: String? = nil, platform: Platform? = nil, token: String? = nil,
+        userId: String? = nil, devices: [Device]? = nil, deviceId: String? = nil, platform: Platform? = nil, token: String? = nil,
         sponseeId: String? = nil, sponseeDetails: String? = nil
     ) {
         self.userId = userId
+        self.devices = devices
         self.deviceId = deviceId
         self.platform = platform
         self.token = token

@@ -160,6 +160,13 @@ extension WebhookRecipient: JSONReadable {
             case "token": try seen.insert(3); recipient.token = try json.optional { try $0.string() }
             case "sponseeId": try seen.insert(4); recipient.sponseeId = try json.optional { try $0.string() }
             case "sponseeDetails": try seen.insert(5); recipient.sponseeDetails = try json.optional { try $0.string() }
+            case "devices":
+                try seen.insert(6)
+                recipient.devices = try json.optional { json in
+                    var devices: [Device] = []
+                    try json.array { json in devices.append(try Device(reading: &json)) }
+                    return devices
+                }
             default: try json.skip()
             }
         }
@@ -169,6 +176,12 @@ extension WebhookRecipient: JSONReadable {
     func write(to json: inout JSONWriter) {
         json.beginObject()
         if let deviceId { json.key("deviceId"); json.string(deviceId) }
+        if let devices {
+            json.key("devices")
+            json.beginArray()
+            for device in devices { device.write(to: &json) }
+            json.endArray()
+        }
         if let platform { json.key("platform"); json.string(platform.rawValue) }
         if let sponseeDetails { json.key("sponseeDetails"); json.string(sponseeDetails) }
         if let sponseeId { json.key("sponseeId"); json.string(sponseeId) }
@@ -224,6 +237,31 @@ extension AddressKey: JSONReadable {
         json.key("emailAddressId"); json.string(emailAddressId)
         json.key("keyId"); json.string(keyId)
         json.key("publicKey"); json.string(publicKey)
+        json.endObject()
+    }
+}
+
+extension WebhookRecipient.Device: JSONReadable {
+    public init(reading json: inout JSONReader) throws {
+        var seen = MemberSet()
+        var deviceId: String?, platform: Platform?, token: String?
+        try json.object { key, json in
+            switch key {
+            case "deviceId": try seen.insert(0); deviceId = try json.string()
+            case "platform": try seen.insert(1); platform = try json.raw(Platform.self)
+            case "token": try seen.insert(2); token = try json.string()
+            default: try json.skip()
+            }
+        }
+        guard let deviceId, let platform, let token else { throw JSONReader.Mismatch() }
+        self.init(deviceId: deviceId, platform: platform, token: token)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("deviceId"); json.string(deviceId)
+        json.key("platform"); json.string(platform.rawValue)
+        json.key("token"); json.string(token)
         json.endObject()
     }
 }

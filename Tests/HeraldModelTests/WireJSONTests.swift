@@ -188,7 +188,11 @@ struct WireJSONTests {
 
     static func recipient(_ random: inout SeededRandom) -> WebhookRecipient {
         WebhookRecipient(
-            userId: maybe(&random), deviceId: maybe(&random), platform: [nil, .fcm, .hms][random.next(upTo: 3)],
+            userId: maybe(&random),
+            devices: random.next(upTo: 3) == 0 ? nil : (0..<random.next(upTo: 3)).map { _ in
+                .init(deviceId: text(&random), platform: [.fcm, .hms, .apns][random.next(upTo: 3)], token: text(&random))
+            },
+            deviceId: maybe(&random), platform: [nil, .fcm, .hms][random.next(upTo: 3)],
             token: maybe(&random), sponseeId: maybe(&random), sponseeDetails: maybe(&random))
     }
 

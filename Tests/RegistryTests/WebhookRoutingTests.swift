@@ -17,19 +17,35 @@ import Testing
     ])
 
     @Test(arguments: StoreBackend.available)
-    func everyDeliveryOfAWebhookModeAppGoesToTheWebhookNamingItsDevice(_ backend: StoreBackend) async throws {
+    func eachRecipientUserOfAWebhookModeAppGetsOneForwardListingItsDevicesIfAny(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm", key: S.deviceKey))
         try await store.register(app: "chat", S.device("bob-tablet", user: "bob", token: "bob-hms", platform: .hms))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .users(["bob"])))
-        #expect(recipients.count == 2)
+        let resolver = AudienceResolver(store: store, apps: Self.apps)
+        let recipients = try await resolver.recipients(of: S.event(app: "chat", audience: .users(["bob", "carol", "bob"])))
+        #expect(recipients.map(\.device.id) == ["user:bob", "user:carol"], "one each, carol with no device too")
         for recipient in recipients {
-            let device = recipient.device
-            #expect(device.platform == .webhook && device.key == nil && recipient.addressKey == nil)
-            let registered = device.id == "bob-phone" ? (Platform.fcm, "bob-fcm") : (Platform.hms, "bob-hms")
-            #expect(device.recipient == WebhookRecipient(userId: "bob", deviceId: device.id, platform: registered.0, token: registered.1))
+            #expect(recipient.device.platform == .webhook && recipient.device.key == nil && recipient.addressKey == nil)
         }
+        let bob = try #require(recipients.first?.device.recipient)
+        #expect(bob.userId == "bob" && bob.deviceId == nil)
+        #expect(Set(bob.devices ?? []) == [.init(deviceId: "bob-phone", platform: .fcm, token: "bob-fcm"), .init(deviceId: "bob-tablet", platform: .hms, token: "bob-hms")])
+        #expect(recipients.last?.device.recipient == WebhookRecipient(userId: "carol", devices: []))
+        // The same event again: the same delivery ids, so a repeat is the same forward.
+        let again = try await resolver.recipients(of: S.event(app: "chat", audience: .users(["carol", "bob"])))
+        #expect(Set(again.map(\.device.id)) == ["user:bob", "user:carol"])
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aWebhookModeAppsDeviceAudienceIsForwardedToTheDevicesUsers(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"))
+        try await store.register(app: "chat", S.device("kiosk", user: nil, token: "kiosk-fcm"))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .devices(["bob-phone", "kiosk"])))
+        #expect(recipients.map(\.device.id) == ["user:bob", "kiosk"])
+        #expect(recipients.last?.device.recipient == WebhookRecipient(deviceId: "kiosk", platform: .fcm, token: "kiosk-fcm"))
     }
 
     @Test(arguments: StoreBackend.available)
@@ -78,5 +94,10 @@ import Testing
         #expect(try await store.revoke(gone) == .removed(deviceId: "bob-phone"))
         #expect(try await store.device(app: "chat", deviceId: "bob-phone") == nil)
         #expect(try await store.revoke(gone) == .unknown)
+        // A user's forward answered 410: the user is the tenant's, nothing is removed.
+        try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"), now: Date(timeIntervalSince1970: 1000))
+        let userGone = TokenRevoked(app: "chat", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "user:bob", failedSendAt: Date(timeIntervalSince1970: 2000))
+        #expect(try await store.revoke(userGone) == .unknown)
+        #expect(try await store.device(app: "chat", deviceId: "bob-phone") != nil)
     }
 }

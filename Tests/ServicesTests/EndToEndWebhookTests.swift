@@ -22,29 +22,44 @@ extension ServiceProcesses {
             }
         }
 
+        /// Upstra's webhook mode: the tenant's server gets each event once per recipient user,
+        /// whether or not the user registered a device with Herald; the channel a user muted
+        /// is not forwarded; the same event sent again is the same forward.
         static func aChatEventOfAWebhookModeAppReachesTheTenantSignedAndOnce(_ stack: HeraldStack) async throws {
             let chat = stack.chatApp
             try await stack.expectOK("PUT", "/devices/bob-phone", ["platform": "fcm", "token": "bob-chat-token", "os": "android", "userId": "bob"], app: chat)
-            let accepted = try await stack.expectOK("POST", "/upstra/events", [
+            try await stack.expectOK("PUT", "/users/dave/channels/general/preferences", ["enabled": false], app: chat)
+            let event: [String: Any] = [
                 "event": "message.created", "channel": ["id": "general", "displayName": "General"],
-                "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "See you at ten"], "recipients": ["bob"],
-            ], app: chat)
-            let eventId = try #require(accepted["eventId"] as? String)
-            try await eventually(timeout: .seconds(30), "the forward delivered") {
-                await stack.deliveries(of: eventId, app: chat).compactMap { $0["status"] as? String } == ["delivered"]
+                "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "See you at ten"], "recipients": ["bob", "carol", "dave"],
+            ]
+            let body = try JSONSerialization.data(withJSONObject: event)
+            let first = await stack.exchange("POST", "/upstra/events", body: body, headers: ["Idempotency-Key": "upstra-msg-1"], app: chat)
+            #expect(first.status == 202, "\(first.status)")
+            let eventId = try #require((try JSONSerialization.jsonObject(with: first.body) as? [String: Any])?["eventId"] as? String)
+            try await eventually(timeout: .seconds(30), "two forwards delivered and dave's filtered") {
+                await stack.deliveries(of: eventId, app: chat).compactMap { $0["status"] as? String }.sorted() == ["delivered", "delivered", "filtered"]
             }
+            // Upstra sends the event again (its retry, the same Idempotency-Key): the same event, not a second forward.
+            #expect(await stack.exchange("POST", "/upstra/events", body: body, headers: ["Idempotency-Key": "upstra-msg-1"], app: chat).status == 202)
             let receipts = stack.sandbox.running.sandbox.webhooks.received(name: chat)
-            #expect(receipts.count == 1, "forwarded once")
-            let receipt = try #require(receipts.first)
-            let checked = try await StandardWebhooks.verify(receipt, secret: stack.webhookSecret)
-            #expect(checked.verified, "\(checked.error ?? "")")
-            let payload = try #require(checked.payload)
-            #expect(payload["type"] as? String == "upstra.message.created")
-            let data = try #require(payload["data"] as? [String: Any])
-            #expect(data["eventId"] as? String == eventId && data["app"] as? String == chat)
-            #expect(data["recipient"] as? [String: String] == ["userId": "bob", "deviceId": "bob-phone", "platform": "fcm", "token": "bob-chat-token"])
-            #expect(data["alert"] as? [String: String] == ["title": "Ann (General)", "body": "See you at ten"])
-            #expect((data["data"] as? [String: String])?["channelId"] == "general")
+            #expect(receipts.count == 2, "one forward per user with a switched-on channel")
+            var byUser: [String: [String: Any]] = [:]
+            for receipt in receipts {
+                let checked = try await StandardWebhooks.verify(receipt, secret: stack.webhookSecret)
+                #expect(checked.verified, "\(checked.error ?? "")")
+                let payload = try #require(checked.payload)
+                #expect(payload["type"] as? String == "upstra.message.created")
+                let data = try #require(payload["data"] as? [String: Any])
+                #expect(data["eventId"] as? String == eventId && data["app"] as? String == chat)
+                #expect(data["alert"] as? [String: String] == ["title": "Ann (General)", "body": "See you at ten"])
+                #expect((data["data"] as? [String: String])?["channelId"] == "general")
+                let recipient = try #require(data["recipient"] as? [String: Any])
+                byUser[recipient["userId"] as? String ?? "-"] = recipient
+            }
+            #expect(Set(byUser.keys) == ["bob", "carol"])
+            #expect(byUser["bob"]?["devices"] as? [[String: String]] == [["deviceId": "bob-phone", "platform": "fcm", "token": "bob-chat-token"]])
+            #expect((byUser["carol"]?["devices"] as? [Any])?.isEmpty == true, "carol has no device and is forwarded to all the same")
             #expect(stack.received("bob-chat-token").isEmpty, "a webhook-mode app's devices get no push from Herald")
         }
 

@@ -204,11 +204,13 @@ final class HeraldStack: Sendable {
 
     /// One call with a raw body and headers, answering the status, the headers (names in
     /// lower case) and the body; status 0 when no answer came.
-    func exchange(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateways[0].port)/v1/apps/\(app)\(path)")!)
+    func exchange(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], app: String? = nil
+    ) async -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateways[0].port)/v1/apps/\(app ?? self.app)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 10
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(app == chatApp ? key + "-chat" : key)", forHTTPHeaderField: "Authorization")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
