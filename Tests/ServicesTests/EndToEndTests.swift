@@ -41,7 +41,7 @@ extension ServiceProcesses {
 
             // Without timeToLive: the app's configured TTL for Smart ID's auth (120 s), not four weeks.
             try await stack.expectOK("POST", "/smartid/devices", ["profileID": ["profile-2"], "OS": "Android", "deviceID": "sid-token-2"])
-            try await stack.expectOK("POST", "/smartid/push", ["messageId": "sid-2", "pushId": "profile-2", "requestor": "Bank", "type": "AUTH"])
+            try await stack.expectOK("POST", "/smartid/push", try UpstreamFixture.body("smartid-push-auth"))
             try await eventually(timeout: .seconds(30), "the Smart ID push without timeToLive") { !stack.received("sid-token-2").isEmpty }
             let configured = (stack.received("sid-token-2")[0]["android"] as? [String: Any])?["ttl"] as? String
             #expect(configured.flatMap { Int($0.dropLast()) }.map { (90...120).contains($0) } == true, "the configured TTL: \(configured ?? "none")")
