@@ -29,10 +29,8 @@ extension ServiceProcesses {
             let chat = stack.chatApp
             try await stack.expectOK("PUT", "/devices/bob-phone", ["platform": "fcm", "token": "bob-chat-token", "os": "android", "userId": "bob"], app: chat)
             try await stack.expectOK("PUT", "/users/dave/channels/general/preferences", ["enabled": false], app: chat)
-            let event: [String: Any] = [
-                "event": "message.created", "channel": ["id": "general", "displayName": "General"],
-                "actor": ["id": "ann", "displayName": "Ann"], "message": ["type": "text", "text": "See you at ten"], "recipients": ["bob", "carol", "dave"],
-            ]
+            // Fixtures/upstra-message-created.json: to bob (a device), carol (none) and dave (muted).
+            let event = try UpstreamFixture.body("upstra-message-created")
             let body = try JSONSerialization.data(withJSONObject: event)
             let first = await stack.exchange("POST", "/upstra/events", body: body, headers: ["Idempotency-Key": "upstra-msg-1"], app: chat)
             #expect(first.status == 202, "\(first.status)")
