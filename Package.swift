@@ -139,7 +139,8 @@ let package = Package(
         ),
         .target(
             name: "HeraldModel",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            // HeraldClient for the documents an app and the server share (a device's configuration).
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), "HeraldClient"],
             path: "Shared/HeraldModel"
         ),
         .target(

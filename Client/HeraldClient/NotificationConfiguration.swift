@@ -1,11 +1,12 @@
 import Foundation
 
-/// A device's notification configuration as `GET …/devices/{id}/configuration` answers it
-/// and `PUT` takes it, with the Sudo SDK's helpers for email: read it, change it here, write
-/// it whole with the `ETag` of the read as `If-Match` (a 412 means another client wrote in
-/// between: read again and redo the change). The helpers touch only the `sudo-email`
-/// service's entries, so other services' configuration is kept. The rules are the server's:
-/// the last entry of the service that applies decides, and none means enabled.
+/// A device's notification configuration, the Sudo shape: an ordered list of entries, each
+/// enabling or disabling one service, for everything or for the events whose context field
+/// matches a value (one Sudo, one email address). Later entries win; a device without
+/// entries gets everything. It is one document on both sides: Preferences filters with
+/// these rules, and an app reads it (`GET …/devices/{id}/configuration`), changes it with the
+/// Sudo SDK's helpers below and writes it whole (`PUT`, with the read's `ETag` as `If-Match`:
+/// a 412 means another client wrote in between, so read again and redo the change).
 public struct NotificationConfiguration: Codable, Sendable, Hashable {
     /// The service of Sudo email's pushes.
     public static let emailService = "sudo-email"
@@ -16,10 +17,12 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
         self.entries = entries
     }
 
-    /// One service enabled or disabled, for everything or for one Sudo or one address.
     public struct Entry: Codable, Sendable, Hashable {
+        /// The service the entry is about, e.g. `sudo-email` (an event's `context.service`,
+        /// else its source).
         public var service: String
         public var enabled: Bool
+        /// When present, the entry only applies to events whose context matches it.
         public var rule: Rule?
 
         public init(service: String, enabled: Bool, rule: Rule? = nil) {
@@ -29,7 +32,7 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
         }
     }
 
-    /// The entry applies to the events whose `field` is `value`.
+    /// `context[field] == value`.
     public struct Rule: Codable, Sendable, Hashable {
         public var field: Field
         public var value: String
@@ -40,9 +43,37 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
         }
     }
 
-    public enum Field: String, Codable, Sendable, Hashable {
+    /// The context fields a rule can match.
+    public enum Field: String, Codable, Sendable, Hashable, CaseIterable {
         case sudoId, emailAddressId
     }
+
+    /// Whether an event of `service` with `context` is enabled: the last entry that applies
+    /// decides; none applies → enabled.
+    public func isEnabled(service: String, context: [String: String]) -> Bool {
+        for entry in entries.reversed() where entry.service == service {
+            guard let rule = entry.rule else { return entry.enabled }
+            if context[rule.field.rawValue] == rule.value { return entry.enabled }
+        }
+        return true
+    }
+
+    /// Sudo SDK "initialise": adds an entry enabling `service` if the service has no
+    /// rule-less entry yet, before all others so it never overrides a Sudo or address rule.
+    /// Everything else is kept.
+    public mutating func initialize(service: String) {
+        guard !entries.contains(where: { $0.service == service && $0.rule == nil }) else { return }
+        entries.insert(Entry(service: service, enabled: true), at: 0)
+    }
+
+    /// Enables or disables `service` for the events matching `rule` (one Sudo or one
+    /// address), replacing any earlier entry for the same rule; other entries are kept.
+    public mutating func set(service: String, rule: Rule, enabled: Bool) {
+        entries.removeAll { $0.service == service && $0.rule == rule }
+        entries.append(Entry(service: service, enabled: enabled, rule: rule))
+    }
+
+    // MARK: The app's side
 
     /// The configuration of a `GET`/`PUT …/configuration` answer (`{"configuration": …}`).
     public init(reply: Data) throws {
@@ -57,47 +88,30 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
         return try encoder.encode(self)
     }
 
-    // MARK: Sudo email
+    // MARK: Sudo email: the SDK's helpers, touching only email's entries
 
-    /// Sudo's `initEmailNotifications()`: email is on for everything unless a Sudo or an
-    /// address says otherwise; adds that entry in front if email has no rule-less entry yet.
+    /// Sudo's `initEmailNotifications()`: email on unless a Sudo or an address says otherwise.
     public mutating func initEmailNotifications() {
-        guard !entries.contains(where: { $0.service == Self.emailService && $0.rule == nil }) else { return }
-        entries.insert(Entry(service: Self.emailService, enabled: true), at: 0)
+        initialize(service: Self.emailService)
     }
 
     /// Whether email for the Sudo `id` is on.
     public func areNotificationsEnabled(forSudoWithId id: String) -> Bool {
-        isEnabled(Rule(field: .sudoId, value: id))
+        isEnabled(service: Self.emailService, context: [Field.sudoId.rawValue: id])
     }
 
     /// Whether email to the address `id` is on (by its own entry, or email's rule-less one).
     public func areNotificationsEnabled(forEmailAddressWithId id: String) -> Bool {
-        isEnabled(Rule(field: .emailAddressId, value: id))
+        isEnabled(service: Self.emailService, context: [Field.emailAddressId.rawValue: id])
     }
 
     /// Turns email for the Sudo `id` on or off.
     public mutating func setNotificationsEnabled(_ enabled: Bool, forSudoWithId id: String) {
-        set(Rule(field: .sudoId, value: id), enabled: enabled)
+        set(service: Self.emailService, rule: Rule(field: .sudoId, value: id), enabled: enabled)
     }
 
     /// Turns email to the address `id` on or off.
     public mutating func setNotificationsEnabled(_ enabled: Bool, forEmailAddressWithId id: String) {
-        set(Rule(field: .emailAddressId, value: id), enabled: enabled)
-    }
-
-    /// The server's rule for an event carrying only `rule`'s field: the last email entry
-    /// without a rule or with this one decides; none, enabled.
-    private func isEnabled(_ rule: Rule) -> Bool {
-        for entry in entries.reversed() where entry.service == Self.emailService && (entry.rule == nil || entry.rule == rule) {
-            return entry.enabled
-        }
-        return true
-    }
-
-    /// The server's `setRule`: the entry for `rule` replaced and appended, so it wins.
-    private mutating func set(_ rule: Rule, enabled: Bool) {
-        entries.removeAll { $0.service == Self.emailService && $0.rule == rule }
-        entries.append(Entry(service: Self.emailService, enabled: enabled, rule: rule))
+        set(service: Self.emailService, rule: Rule(field: .emailAddressId, value: id), enabled: enabled)
     }
 }
