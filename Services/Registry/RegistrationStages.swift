@@ -16,8 +16,8 @@ public enum RegistrationStages {
     public static let outcomes = StageRoutes(input: HeraldTopology.Queue.registrationOutcomes, output: HeraldTopology.Exchange.outcomes)
 
     /// Consumes events in batches: the events that have arrived (up to `batchSize`) are
-    /// claimed in one transaction (a copy of an event processed before, or being processed
-    /// right now, is acknowledged without publishing again); each claimed event becomes one
+    /// claimed in one transaction (a copy of an event processed before is acknowledged without
+    /// publishing again; one being processed right now is waited for, see `settle`); each claimed event becomes one
     /// delivery per device (deterministic ids), or outcome `filtered` with reason
     /// `no audience`. At most `batchesInFlight` batches run at once, so under load a batch
     /// holds what arrived while the others were in flight: the deliveries of its events
@@ -49,7 +49,7 @@ public enum RegistrationStages {
                 let audiences = try await resolver.recipients(of: claimed)
                 var next = audiences.startIndex
                 for (event, claim) in zip(events, claims) {
-                    // A repeat, or a copy another batch holds: not this batch's to commit or release.
+                    // A repeat, or a second copy in this batch: not its to commit or release.
                     guard claim == .claimed else {
                         repeated.increment()
                         outputs.append(nil)
@@ -67,25 +67,38 @@ public enum RegistrationStages {
         }
     }
 
-    /// How long a batch waits for events another replica holds before giving up (the batch
-    /// then goes back to the broker): past the claim lease, after which a dead replica's
-    /// claims are taken over.
+    /// How long a batch waits for events another replica or batch holds before giving up (the
+    /// batch then goes back to the broker): past the claim lease, after which a dead
+    /// replica's claims are taken over.
     static let heldElsewhereWait: Duration = .seconds(45)
 
-    /// Asks again, every 100 ms, for the events another replica is fanning out, until each is
-    /// processed (that replica finished) or ours (it released the claim, or died and its
-    /// claim expired).
+    /// Asks again, every 100 ms, for the events another replica, or another batch of this
+    /// process, is fanning out, until each is processed (that one finished) or ours (it
+    /// released the claim, or died and its claim expired). A copy another batch holds is not
+    /// a repeat until that batch has published: after a lost connection the broker hands the
+    /// copy over while the first batch is still in flight, and should that batch fail, the
+    /// copy is all that is left of the event. A second copy in this batch goes with the first.
     static func settle(_ claims: [EventClaim], _ keys: [EventKey], store: any EventClaimStore) async throws -> [EventClaim] {
         var claims = claims
         let deadline = ContinuousClock.now + heldElsewhereWait
-        while case let held = claims.indices.filter({ claims[$0] == .heldElsewhere }), !held.isEmpty {
+        while case let held = claims.indices.filter({ isHeldOutside(claims, keys, $0) }), !held.isEmpty {
             guard ContinuousClock.now < deadline else {
-                throw StorageWaitError("\(held.count) events stayed claimed by another replica for \(heldElsewhereWait)")
+                throw StorageWaitError("\(held.count) events stayed claimed by another replica or batch for \(heldElsewhereWait)")
             }
             try await Task.sleep(for: .milliseconds(100))
             for (index, claim) in zip(held, try await store.claim(held.map { keys[$0] })) { claims[index] = claim }
         }
         return claims
+    }
+
+    /// Whether the event at `index` is held outside this batch: by another replica, or in
+    /// flight here without an earlier copy in this batch holding the claim.
+    static func isHeldOutside(_ claims: [EventClaim], _ keys: [EventKey], _ index: Int) -> Bool {
+        switch claims[index] {
+        case .heldElsewhere: true
+        case .inFlight: !claims.indices.prefix(index).contains { claims[$0] == .claimed && keys[$0] == keys[index] }
+        case .claimed, .processed: false
+        }
     }
 
     /// One delivery per device of the event's audience, or the `no audience` outcome.

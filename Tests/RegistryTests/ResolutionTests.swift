@@ -5,6 +5,7 @@ import HeraldTestSupport
 import Messaging
 import Registry
 import ServiceKit
+import Synchronization
 import Testing
 
 /// The resolving stage on the real broker and a real SQLite file.
@@ -24,9 +25,9 @@ struct ResolutionTests {
                 queues: ["resolved": ("deliveries", "resolved"), "outcomes": ("outcomes", "#")])
         }
 
-        func run(_ body: ([Collector]) async throws -> Void) async throws {
+        func run(store: (any AudienceStore & EventClaimStore)? = nil, _ body: ([Collector]) async throws -> Void) async throws {
             let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
-            try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, apps: harness.herald.apps, store: store, routes: routes)], collecting: ["resolved", "outcomes"], body)
+            try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, apps: harness.herald.apps, store: store ?? self.store, routes: routes)], collecting: ["resolved", "outcomes"], body)
             try? FileManager.default.removeItem(at: directory)
         }
     }
@@ -89,6 +90,30 @@ struct ResolutionTests {
         }
     }
 
+    /// After a lost connection the broker hands an event's copy to a new batch while the
+    /// batch holding the first copy is still in flight. Should that batch fail (its publishes
+    /// refused, its retry too, its channel gone), only the copy is left: it must wait for the
+    /// first to end and fan out if the first did not, not be acknowledged as a repeat.
+    @Test(arguments: StoreBackend.available)
+    func aCopyOfAnEventAnotherBatchHoldsFansOutWhenThatBatchFails(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
+        try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
+        let event = S.event("held", audience: .users(["u1"]))
+        let key = EventKey(app: "demo", eventId: "held")
+        // Another batch of this process holds the event (the store object is shared).
+        #expect(try await fixture.store.claim([key]) == [.claimed])
+        let observed = ObservedClaims(fixture.store)
+        try await fixture.run(store: observed) { collectors in
+            try await fixture.harness.publish(event)
+            // The stage has asked for the copy's claim while the other batch holds it.
+            try await eventually("the stage claiming the copy") { observed.asked.withLock { $0.contains(key) } }
+            // That batch fails and releases its claim, publishing nothing.
+            await fixture.store.release([key])
+            try await collectors[0].inbox.waitUntil("the copy's delivery") { messages in messages.contains { $0.properties.correlationId == "held" } }
+            try await eventually("the event marked processed") { try await fixture.store.isProcessed(app: "demo", eventId: "held") }
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func copiesOfAnEventPublishedTogetherFanOutOnce(_ backend: StoreBackend) async throws {
         let fixture = try await Fixture(backend)
@@ -137,4 +162,25 @@ enum AudienceResolverIds {
     static func direct(_ token: String) -> String {
         "token:fcm:\(Delivery.makeId(app: "", eventId: "", deviceId: token))"
     }
+}
+
+/// The store the stage uses, noting every event it asks to claim: a test waits on it to
+/// know the stage has decided on a copy.
+final class ObservedClaims: AudienceStore, EventClaimStore {
+    let store: any RegistrationStore
+    let asked = Mutex<Set<EventKey>>([])
+
+    init(_ store: any RegistrationStore) { self.store = store }
+
+    func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory { try await store.lookUp(lookup) }
+    func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
+        try await store.setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, now: now)
+    }
+    func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
+        asked.withLock { $0.formUnion(events) }
+        return try await store.claim(events, now: now)
+    }
+    func markProcessed(_ events: [EventKey], at now: Date) async throws { try await store.markProcessed(events, at: now) }
+    func release(_ events: [EventKey]) async { await store.release(events) }
+    func isProcessed(app: String, eventId: String) async throws -> Bool { try await store.isProcessed(app: app, eventId: eventId) }
 }
