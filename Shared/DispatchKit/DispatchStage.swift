@@ -159,7 +159,7 @@ public enum DispatchStage {
                     let result = position < answers.count ? answers[position] : BatchParts.missing
                     results[index] = result
                     if let record, case .delivered = result { record.insert(requests[index].deliveryId, at: sentAt) }
-                    await inFlight?.end(requests[index].deliveryId)
+                    await inFlight?.end(requests[index].deliveryId, result: result)
                 }
             }
             let after = now()
@@ -186,10 +186,17 @@ public enum DispatchStage {
                         emissions.append([])
                     }
                 case .afterOtherBatch:
-                    // Another batch is sending a copy: delivered, or it reports its own retry or failure.
-                    await inFlight?.waitForEnd(of: request.deliveryId)
+                    // Another batch is sending a copy: delivered, it is reported; to be retried,
+                    // this copy schedules the same retry, since that batch's may be lost with its
+                    // channel (after a failover the broker hands the copy over while the first is
+                    // in flight); a retry back twice finds the record once one has delivered.
+                    // A failure or revocation is that batch's to report.
+                    let result = await inFlight?.waitForEnd(of: request.deliveryId)
                     if let record, record.contains(request.deliveryId, now: now()) {
                         emissions.append(try deliveredBefore(request, at: now()))
+                    } else if let result, case .retry = result {
+                        emissions.append(try DispatchStage.emissions(
+                            for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger))
                     } else {
                         suppressed.increment()
                         emissions.append([])

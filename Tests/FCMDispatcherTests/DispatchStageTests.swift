@@ -147,6 +147,39 @@ struct DispatchStageTests {
         await sandbox.stop()
     }
 
+    /// After a failover the broker hands a request's copy to a new batch while the batch
+    /// sending the first is still in flight. If that send is to be retried, the copy schedules
+    /// the same retry: the first batch's may be lost with its channel, and a retry that comes
+    /// back twice finds the record after the first delivers.
+    @Test func aCopyWaitingForAnotherBatchsSendSchedulesItsRetryToo() async throws {
+        let fixture = try DispatchFixture()
+        let request = FCMTestSandbox.request(token: "copy-token")
+        let sends = Mutex(0)
+        // Each batch reads the clock as it starts: the second read is the copy's batch.
+        let clockReads = Mutex(0)
+        let firstMayEnd = Completion<Bool>()
+        let stage = DispatchStage.make(
+            runtime: fixture.harness.runtime, platform: .fcm, routes: fixture.routes, batching: .init(prefetch: 10, batchesInFlight: 4),
+            now: { clockReads.withLock { $0 += 1 }; return Date() }, record: SentRecord()
+        ) { batch in
+            sends.withLock { $0 += 1 }
+            _ = try? await firstMayEnd.value(within: .seconds(60), "the test letting the first send end")
+            return batch.map { _ in .retry(code: DispatchCode.transport, reason: "the provider is unavailable", retryAfter: .seconds(3600)) }
+        }
+        try await fixture.harness.run([stage], collecting: ["outcomes"]) { collectors in
+            try await fixture.harness.publish(request)
+            try await eventually("the first copy being sent") { sends.withLock { $0 } == 1 }
+            // The copy comes in a batch of its own while the first send is in flight.
+            try await fixture.harness.publish(request)
+            try await eventually("the copy's batch started") { clockReads.withLock { $0 } >= 2 }
+            await firstMayEnd.set(true)
+            try await collectors[0].inbox.waitUntil(timeout: .seconds(30), "a retry scheduled by each copy") { messages in
+                messages.filter { (try? $0.decode(Outcome.self))?.status == .retrying }.count == 2
+            }
+            #expect(sends.withLock { $0 } == 1, "the copy is not sent alongside, only its retry scheduled")
+        }
+    }
+
     /// A pack holds up to a hundred requests a message, so a batch can outgrow what the
     /// transport should queue: the stage hands the client slices of `sendLimit`.
     @Test func aBatchLargerThanTheSendLimitGoesToTheClientInSlices() async throws {
