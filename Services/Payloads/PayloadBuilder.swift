@@ -53,7 +53,8 @@ public struct PayloadBuilder: Sendable {
         if device.platform == .webhook { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, provider: provider, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
-        let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
+        let alert = try renderer.render(
+            delivery.alert ?? renderer.appAlert(source: delivery.source, kind: delivery.kind), locale: device.locale, context: delivery.context, data: delivery.data)
         let recipient = try recipient(of: delivery)
         let isIOS = device.os == .ios
 
@@ -102,7 +103,8 @@ public struct PayloadBuilder: Sendable {
             throw PayloadFailure(.notForwardable, "webhook delivery to \(device.id) names no recipient (a device registered with platform webhook?)")
         }
         let renderer = renderers[delivery.app] ?? defaultRenderer
-        let alert = try renderer.render(delivery.alert, locale: device.locale, context: delivery.context, data: delivery.data)
+        let alert = try renderer.render(
+            delivery.alert ?? renderer.appAlert(source: delivery.source, kind: delivery.kind), locale: device.locale, context: delivery.context, data: delivery.data)
         let request = DispatchRequest(
             deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
             platform: .webhook, deviceId: device.id, token: device.token, os: device.os, data: delivery.data,

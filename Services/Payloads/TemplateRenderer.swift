@@ -62,6 +62,14 @@ public struct TemplateRenderer: Sendable {
         }
     }
 
+    /// The alert of an event that brings none, when the app renders one: its template
+    /// `<source>.<kind>` (e.g. `evernym.message`, filled from the event's context and data,
+    /// so `{msgSenderName}` names who sent an Evernym message). Nil when the app has none.
+    public func appAlert(source: EventSource, kind: String) -> Alert? {
+        let name = "\(source.rawValue).\(kind)"
+        return templates[name] == nil ? nil : .template(name: name, args: [:])
+    }
+
     /// The template `name` for `locale`, following the lookup order above.
     public func template(named name: String, locale: String?) -> Template? {
         if let byLocale = templates[name] {

@@ -104,6 +104,26 @@ struct PolicyTests {
         #expect(request.ios == .init(mutableContent: false, contentAvailable: true))
     }
 
+    @Test func anEventWithoutAnAlertGetsTheAppsTemplateForItsSourceAndKind() throws {
+        var delivery = S.evernymMessage(S.device(.fcm, os: .android))
+        delivery.alert = nil
+        delivery.kind = "message"
+        let apps = AppsConfiguration(apps: ["verity": AppConfiguration(templates: [
+            "evernym.message": ["default": .init(title: "{msgSenderName}", body: "{msgSenderName} sent you a {msgType}")],
+        ])])
+        guard case .dispatch(let request, _, _) = Self.decision(delivery, apps: apps) else {
+            Issue.record("not dispatched")
+            return
+        }
+        #expect(request.notification == .init(title: "Faber College", body: "Faber College sent you a credOffer"))
+        // Without that template: no alert, as before.
+        guard case .dispatch(let plain, _, _) = Self.decision(delivery) else {
+            Issue.record("not dispatched")
+            return
+        }
+        #expect(plain.notification == nil)
+    }
+
     @Test func anUnusableRegisteredKeyFailsTheDelivery() {
         let broken = DeviceKey(keyId: "k", p256dh: Base64URL.encode(Data(repeating: 4, count: 97)), auth: S.deviceKey.auth)
         guard case .failed(let failure) = Self.decision(S.smartIDAuth(S.device(.fcm, os: .android, key: broken))) else { Issue.record("not failed"); return }
