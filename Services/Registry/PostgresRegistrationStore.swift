@@ -33,14 +33,14 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     public func register(app: String, _ r: DeviceRegistration, now: Date) async throws -> DeviceRecord {
         let logger = logger
-        return try await database.client.withTransaction(logger: logger) { db in
+        return try await database.withTransaction { db in
             // Registrations of one token take turns, so two replicas cannot both keep it.
-            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(r.token)))", logger: logger)
-            try await db.query("""
+            try await db.run("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(r.token)))", logger: logger)
+            try await db.run("""
                 DELETE FROM pushIds WHERE app = \(app) AND deviceId IN (SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId))
                 """, logger: logger)
-            try await db.query("DELETE FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId)", logger: logger)
-            let rows = try await db.query("""
+            try await db.run("DELETE FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId)", logger: logger)
+            let rows = try await db.run("""
                 INSERT INTO devices (app, deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
                 VALUES (\(app), \(r.deviceId), \(r.platform.rawValue), \(r.token), \(r.os.rawValue), \(r.userId), \(r.locale),
                         \(r.key?.keyId), \(r.key?.p256dh), \(r.key?.auth), \(now), \(now), \(now))
@@ -50,11 +50,11 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 RETURNING createdAt
                 """, logger: logger)
             var createdAt = now
-            for try await stored in rows.decode(Date.self) { createdAt = stored }
-            try await db.query("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(r.deviceId)", logger: logger)
+            for stored in try rows.decode(Date.self) { createdAt = stored }
+            try await db.run("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(r.deviceId)", logger: logger)
             let pushIds = Set(r.pushIds).sorted()
             if !pushIds.isEmpty {
-                try await db.query("""
+                try await db.run("""
                     INSERT INTO pushIds (app, deviceId, pushId) SELECT \(app), \(r.deviceId), unnest(\(pushIds)::text[]) ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
@@ -63,15 +63,15 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     public func device(app: String, deviceId: String) async throws -> DeviceRecord? {
-        let rows = try await database.client.query("""
+        let rows = try await database.query("""
             SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt
             FROM devices WHERE app = \(app) AND deviceId = \(deviceId)
             """, logger: logger)
         var record: DeviceRecord?
-        for try await (id, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
-            in rows.decode((String, String, String, String, String?, String?, String?, String?, String?, Date, Date, Date).self) {
+        for (id, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt)
+            in try rows.decode((String, String, String, String, String?, String?, String?, String?, String?, Date, Date, Date).self) {
             var pushIds: [String] = []
-            for try await pushId in try await database.client.query(
+            for pushId in try await database.query(
                 "SELECT pushId FROM pushIds WHERE app = \(app) AND deviceId = \(id) ORDER BY pushId", logger: logger).decode(String.self) {
                 pushIds.append(pushId)
             }
@@ -86,10 +86,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
         let logger = logger
-        return try await database.client.withTransaction(logger: logger) { db in
+        return try await database.withTransaction { db in
             var found = false
             var owner: String?
-            for try await current in try await db.query(
+            for current in try await db.run(
                 "SELECT userId FROM devices WHERE app = \(app) AND deviceId = \(deviceId) FOR UPDATE", logger: logger).decode(String?.self) {
                 found = true
                 owner = current
@@ -106,8 +106,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     private static func delete(_ db: PostgresConnection, app: String, deviceId: String, logger: Logger) async throws {
-        try await db.query("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
-        try await db.query("DELETE FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
+        try await db.run("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
+        try await db.run("DELETE FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
     }
 
     // MARK: Resolution
@@ -117,17 +117,17 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// devices asked for by id; each a single query over an array.
     public func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory {
         let logger = logger
-        return try await database.client.withConnection { db in
+        return try await database.withConnection { db in
             var directory = AudienceDirectory()
             let apps = Set(lookup.users.keys).union(lookup.pushIds.keys).union(lookup.deviceIds.keys).union(lookup.addresses.keys)
             for app in apps.sorted() {
                 var users = lookup.users[app] ?? []
                 let addresses = (lookup.addresses[app] ?? []).sorted()
                 if !addresses.isEmpty {
-                    let rows = try await db.query(
+                    let rows = try await db.run(
                         "SELECT emailAddressId, keyId, publicKey, ownerUserId FROM addressKeys WHERE app = \(app) AND emailAddressId = ANY(\(addresses))",
                         logger: logger)
-                    for try await (address, keyId, publicKey, owner) in rows.decode((String, String, String, String?).self) {
+                    for (address, keyId, publicKey, owner) in try rows.decode((String, String, String, String?).self) {
                         directory.add(RegisteredAddressKey(key: AddressKey(emailAddressId: address, keyId: keyId, publicKey: publicKey), owner: owner), app: app)
                         if let owner { users.insert(owner) }
                     }
@@ -135,16 +135,16 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 if !users.isEmpty {
                     let list = users.sorted()
                     directory.add(try await Self.targets(db, app: app, column: .userId, list, logger: logger), app: app)
-                    let rows = try await db.query("SELECT sponseeId, type, value FROM sponsees WHERE app = \(app) AND sponseeId = ANY(\(list))", logger: logger)
-                    for try await (id, type, value) in rows.decode((String, Int, String).self) {
+                    let rows = try await db.run("SELECT sponseeId, type, value FROM sponsees WHERE app = \(app) AND sponseeId = ANY(\(list))", logger: logger)
+                    for (id, type, value) in try rows.decode((String, Int, String).self) {
                         directory.add(Sponsee(sponseeId: id, type: type, value: value), app: app)
                     }
                 }
                 var ids = lookup.deviceIds[app] ?? []
                 let pushIds = (lookup.pushIds[app] ?? []).sorted()
                 if !pushIds.isEmpty {
-                    let rows = try await db.query("SELECT pushId, deviceId FROM pushIds WHERE app = \(app) AND pushId = ANY(\(pushIds))", logger: logger)
-                    for try await (pushId, deviceId) in rows.decode((String, String).self) {
+                    let rows = try await db.run("SELECT pushId, deviceId FROM pushIds WHERE app = \(app) AND pushId = ANY(\(pushIds))", logger: logger)
+                    for (pushId, deviceId) in try rows.decode((String, String).self) {
                         directory.add(pushId: pushId, deviceId: deviceId, app: app)
                         ids.insert(deviceId)
                     }
@@ -160,20 +160,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
     enum TargetColumn { case userId, deviceId }
 
     private static func targets(_ db: PostgresConnection, app: String, column: TargetColumn, _ values: [String], logger: Logger) async throws -> [DeviceTarget] {
-        let rows: PostgresRowSequence
+        let rows: [PostgresRow]
         switch column {
         case .userId:
-            rows = try await db.query("""
+            rows = try await db.run("""
                 SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = \(app) AND userId = ANY(\(values))
                 """, logger: logger)
         case .deviceId:
-            rows = try await db.query("""
+            rows = try await db.run("""
                 SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth FROM devices WHERE app = \(app) AND deviceId = ANY(\(values))
                 """, logger: logger)
         }
         var targets: [DeviceTarget] = []
-        for try await (id, platform, token, os, userId, locale, keyId, p256dh, auth)
-            in rows.decode((String, String, String, String, String?, String?, String?, String?, String?).self) {
+        for (id, platform, token, os, userId, locale, keyId, p256dh, auth)
+            in try rows.decode((String, String, String, String, String?, String?, String?, String?, String?).self) {
             targets.append(DeviceTarget(
                 id: id, platform: Platform(rawValue: platform) ?? .fcm, token: token, os: DeviceOS(rawValue: os) ?? .other,
                 userId: userId, locale: locale, key: keyId.map { DeviceKey(keyId: $0, p256dh: p256dh ?? "", auth: auth ?? "") }))
@@ -184,7 +184,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     // MARK: Email-address keys and sponsees
 
     public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
-        try await database.client.query("""
+        try await database.query("""
             INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt)
             VALUES (\(app), \(emailAddressId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
             ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
@@ -194,7 +194,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     public func setSponsee(app: String, _ sponsee: Sponsee, now: Date) async throws -> Sponsee {
-        try await database.client.query("""
+        try await database.query("""
             INSERT INTO sponsees (app, sponseeId, type, value, updatedAt) VALUES (\(app), \(sponsee.sponseeId), \(sponsee.type), \(sponsee.value), \(now))
             ON CONFLICT (app, sponseeId) DO UPDATE SET type = excluded.type, value = excluded.value, updatedAt = excluded.updatedAt
             """, logger: logger)
@@ -242,7 +242,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// ended), processed, or held by another replica within its lease.
     private func decide(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var states: [EventKey: (inserted: Bool, claimed: Bool?, holder: String?, claimedAt: Date?)] = [:]
-        let rows = try await database.client.query("""
+        let rows = try await database.query("""
             WITH input AS (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)),
             inserted AS (
                 INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
@@ -253,7 +253,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
             LEFT JOIN inserted ON inserted.app = i.app AND inserted.eventId = i.eventId
             LEFT JOIN processedEvents p ON p.app = i.app AND p.eventId = i.eventId
             """, logger: logger)
-        for try await (app, eventId, inserted, claimed, holder, claimedAt) in rows.decode((String, String, Bool, Bool?, String?, Date?).self) {
+        for (app, eventId, inserted, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, Bool?, String?, Date?).self) {
             states[EventKey(app: app, eventId: eventId)] = (inserted, claimed, holder, claimedAt)
         }
         var decided: [EventKey: EventClaim] = [:]
@@ -277,12 +277,12 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// lease runs). Reads only, so it never races the task that holds them.
     private func heldHere(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var decided = Dictionary(uniqueKeysWithValues: events.map { ($0, EventClaim.inFlight) })
-        let rows = try await database.client.query("""
+        let rows = try await database.query("""
             SELECT p.app, p.eventId, p.claimed, p.claimedBy, p.claimedAt
             FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
             JOIN processedEvents p ON p.app = t.app AND p.eventId = t.eventId
             """, logger: logger)
-        for try await (app, eventId, claimed, holder, claimedAt) in rows.decode((String, String, Bool, String?, Date?).self) {
+        for (app, eventId, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, String?, Date?).self) {
             let event = EventKey(app: app, eventId: eventId)
             if !claimed {
                 decided[event] = .processed
@@ -296,18 +296,18 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// Takes over the expired claim of `holder` (a replica that died), unless another replica
     /// did first or the event was finished meanwhile.
     private func takeOver(_ event: EventKey, from holder: String?, now: Date) async throws -> Bool {
-        let rows = try await database.client.query("""
+        let rows = try await database.query("""
             UPDATE processedEvents SET claimedBy = \(instance), claimedAt = \(now)
             WHERE app = \(event.app) AND eventId = \(event.eventId) AND claimed AND claimedBy IS NOT DISTINCT FROM \(holder)
             RETURNING 1
             """, logger: logger)
-        for try await _ in rows.decode(Int.self) { return true }
+        for _ in try rows.decode(Int.self) { return true }
         return false
     }
 
     public func markProcessed(_ events: [EventKey], at now: Date) async throws {
         guard !events.isEmpty else { return }
-        try await database.client.query("""
+        try await database.query("""
             INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
             SELECT DISTINCT app, eventId, \(now)::timestamptz, false, NULL::text, NULL::timestamptz
             FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
@@ -321,7 +321,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     public func release(_ events: [EventKey]) async {
         guard !events.isEmpty else { return }
         do {
-            try await database.client.query("""
+            try await database.query("""
                 DELETE FROM processedEvents
                 WHERE (app, eventId) IN (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]))
                     AND claimed AND claimedBy = \(instance)
@@ -338,16 +338,16 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             "SELECT 1 FROM processedEvents WHERE app = \(app) AND eventId = \(eventId) AND NOT claimed", logger: logger)
-        for try await _ in rows.decode(Int.self) { return true }
+        for _ in try rows.decode(Int.self) { return true }
         return false
     }
 
     public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int) {
         func count(_ query: PostgresQuery) async throws -> Int {
             var removed = 0
-            for try await _ in try await database.client.query(query, logger: logger).decode(Int.self) { removed += 1 }
+            for _ in try await database.query(query, logger: logger).decode(Int.self) { removed += 1 }
             return removed
         }
         let events = try await count("DELETE FROM processedEvents WHERE processedAt < \(now.addingTimeInterval(-window)) RETURNING 1")
@@ -381,7 +381,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         guard !order.isEmpty else { return }
         let rows = order.compactMap { folded[$0] }
         let latest = rows.map(\.latest)
-        try await database.client.query("""
+        try await database.query("""
             INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates)
             SELECT app, deliveryId, eventId, status, CASE WHEN hasReason THEN reason END, CASE WHEN hasCode THEN providerCode END, at, updates
             FROM unnest(\(latest.map(\.app))::text[], \(latest.map(\.deliveryId))::text[], \(latest.map(\.eventId))::text[],
@@ -401,10 +401,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
     public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
         let resolved = try await isProcessed(app: app, eventId: eventId)
         var deliveries: [DeliveryStatus] = []
-        let rows = try await database.client.query("""
+        let rows = try await database.query("""
             SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = \(app) AND eventId = \(eventId) ORDER BY deliveryId
             """, logger: logger)
-        for try await (deliveryId, status, reason, providerCode, at, updates) in rows.decode((String, String, String?, String?, Date, Int).self) {
+        for (deliveryId, status, reason, providerCode, at, updates) in try rows.decode((String, String, String?, String?, Date, Int).self) {
             deliveries.append(DeliveryStatus(
                 deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, reason: reason, providerCode: providerCode, at: at, updates: updates))
         }
@@ -416,16 +416,16 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     public func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult {
         let logger = logger
-        return try await database.client.withTransaction(logger: logger) { db in
+        return try await database.withTransaction { db in
             let result: RevocationResult
             if revocation.platform == .webhook {
                 result = try await Self.revokeForwarded(db, revocation, logger: logger)
             } else {
                 var found: (String, Date)?
-                let rows = try await db.query("""
+                let rows = try await db.run("""
                     SELECT deviceId, updatedAt FROM devices WHERE app = \(revocation.app) AND platform = \(revocation.platform.rawValue) AND token = \(revocation.token) FOR UPDATE
                     """, logger: logger)
-                for try await row in rows.decode((String, Date).self) { found = row }
+                for row in try rows.decode((String, Date).self) { found = row }
                 if let (deviceId, updatedAt) = found {
                     if updatedAt > revocation.failedSendAt {
                         result = .renewed(deviceId: deviceId)
@@ -437,7 +437,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                     result = .unknown
                 }
             }
-            try await db.query("""
+            try await db.run("""
                 INSERT INTO revokedTokens (app, platform, token, deviceId, reason, failedSendAt, revokedAt, result)
                 VALUES (\(revocation.app), \(revocation.platform.rawValue), \(revocation.token), \(revocation.deviceId), \(revocation.reason),
                         \(revocation.failedSendAt), \(now), \(result.audit))
@@ -449,18 +449,18 @@ public final class PostgresRegistrationStore: RegistrationStore {
     private static func revokeForwarded(_ db: PostgresConnection, _ revocation: TokenRevoked, logger: Logger) async throws -> RevocationResult {
         guard let id = revocation.deviceId else { return .unknown }
         let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
-        let rows: PostgresRowSequence
+        let rows: [PostgresRow]
         if let sponsee {
-            rows = try await db.query("SELECT updatedAt FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee) FOR UPDATE", logger: logger)
+            rows = try await db.run("SELECT updatedAt FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee) FOR UPDATE", logger: logger)
         } else {
-            rows = try await db.query("SELECT updatedAt FROM devices WHERE app = \(revocation.app) AND deviceId = \(id) FOR UPDATE", logger: logger)
+            rows = try await db.run("SELECT updatedAt FROM devices WHERE app = \(revocation.app) AND deviceId = \(id) FOR UPDATE", logger: logger)
         }
         var updatedAt: Date?
-        for try await stored in rows.decode(Date.self) { updatedAt = stored }
+        for stored in try rows.decode(Date.self) { updatedAt = stored }
         guard let updatedAt else { return .unknown }
         if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
         if let sponsee {
-            try await db.query("DELETE FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee)", logger: logger)
+            try await db.run("DELETE FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee)", logger: logger)
         } else {
             try await delete(db, app: revocation.app, deviceId: id, logger: logger)
         }
@@ -469,9 +469,9 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     public func revocations(app: String, token: String) async throws -> [RevocationRecord] {
         var records: [RevocationRecord] = []
-        let rows = try await database.client.query(
+        let rows = try await database.query(
             "SELECT reason, result, revokedAt FROM revokedTokens WHERE app = \(app) AND token = \(token) ORDER BY revokedAt DESC", logger: logger)
-        for try await (reason, result, revokedAt) in rows.decode((String, String, Date).self) {
+        for (reason, result, revokedAt) in try rows.decode((String, String, Date).self) {
             records.append(RevocationRecord(reason: reason, result: result, revokedAt: revokedAt))
         }
         return records

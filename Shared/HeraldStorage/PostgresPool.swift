@@ -49,8 +49,8 @@ public final class PostgresPool: Service, Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
-                try await database.client.query("SELECT 1", logger: logger)
-                if let schema { try await database.client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger) }
+                try await database.query("SELECT 1")
+                if let schema { try await database.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")) }
                 return database
             } catch {
                 if ContinuousClock.now > deadline {
@@ -76,22 +76,52 @@ public final class PostgresPool: Service, Sendable {
         await Task.yield()
     }
 
+    /// Runs `query` on a connection of the pool and returns its rows (`PostgresConnection.run`).
+    @discardableResult
+    public func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws -> [PostgresRow] {
+        let logger = logger ?? self.logger
+        return try await client.withConnection { try await $0.run(query, logger: logger, file: file, line: line) }
+    }
+
+    /// Runs `body` with a connection of the pool to itself; its queries go through `run`.
+    public func withConnection<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection(body)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws, and
+    /// its error thrown as it was (a refusal stays the refusal).
+    public func withTransaction<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await connection.run("BEGIN", logger: logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+            } catch {
+                _ = try? await connection.run("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.run("COMMIT", logger: logger)
+            return result
+        }
+    }
+
     /// Applies the migrations not applied yet, in order, each in its own transaction. Replicas
     /// starting together take turns (a transaction-scoped advisory lock per `scope`).
     public func migrate(scope: String, _ migrations: [Migration]) async throws {
         let logger = logger
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(scope)))", logger: logger)
-            try await connection.query("CREATE TABLE IF NOT EXISTS herald_migrations (scope TEXT NOT NULL, name TEXT NOT NULL, appliedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (scope, name))", logger: logger)
+        try await withTransaction { connection in
+            try await connection.run("SELECT pg_advisory_xact_lock(hashtext(\(scope)))", logger: logger)
+            try await connection.run("CREATE TABLE IF NOT EXISTS herald_migrations (scope TEXT NOT NULL, name TEXT NOT NULL, appliedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (scope, name))", logger: logger)
             var applied = Set<String>()
-            for try await name in try await connection.query("SELECT name FROM herald_migrations WHERE scope = \(scope)", logger: logger).decode(String.self) {
+            for name in try await connection.run("SELECT name FROM herald_migrations WHERE scope = \(scope)", logger: logger).decode(String.self) {
                 applied.insert(name)
             }
             for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("INSERT INTO herald_migrations (scope, name, appliedAt) VALUES (\(scope), \(migration.name), \(Date()))", logger: logger)
+                try await connection.run("INSERT INTO herald_migrations (scope, name, appliedAt) VALUES (\(scope), \(migration.name), \(Date()))", logger: logger)
                 logger.info("applied migration", metadata: ["scope": "\(scope)", "migration": "\(migration.name)"])
             }
         }

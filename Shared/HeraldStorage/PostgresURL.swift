@@ -1,3 +1,4 @@
+import ServiceKit
 import Foundation
 
 /// Where a PostgreSQL database is: `postgres://user:password@host:port/database`
@@ -45,8 +46,14 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A store that cannot be opened or used as configured.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public struct StorageError: Error, Sendable, CustomStringConvertible, ResourceFailure {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// True when the database cannot serve anything now (a connection the server ended),
+    /// rather than the configuration or the input being wrong.
+    public var isResourceUnavailable: Bool
+    public init(_ message: String, unavailable: Bool = false) {
+        self.message = message
+        self.isResourceUnavailable = unavailable
+    }
     public var description: String { message }
 }

@@ -51,9 +51,36 @@ struct StoreUnavailabilityTests {
             _ = try await pool.client.query("SELECT pg_terminate_backend(pg_backend_pid())", logger: logger).collect()
         }
         #expect(terminated.map(StageError.isUnavailable) == true, "\(String(reflecting: terminated))")
+        // The pool replaces the connection the server ended; a failing query is then the query's.
+        try await eventually(timeout: .seconds(30), "the pool to answer again") {
+            (try? await pool.query("SELECT 1")) != nil
+        }
         let division = await #expect(throws: PSQLError.self) {
             _ = try await pool.client.query("SELECT 1 / 0", logger: logger).collect()
         }
-        #expect(division.map(StageError.isUnavailable) == false)
+        #expect(division.map(StageError.isUnavailable) == false, "\(String(reflecting: division))")
+    }
+
+    @Test("a query just after the server ended the pool's connection ends, answered or unavailable, and never waits forever",
+          .enabled(if: TestDatabase.shouldRun))
+    func queriesRacingAnEndedConnectionEnd() async throws {
+        let pool = try await TestDatabase.fresh(maximumConnections: 1)
+        defer { pool.close() }
+        let rounds = 100
+        let finished = Completion<[String]>()
+        // A task the test does not await: a query that never ends fails the test at the deadline.
+        Task {
+            var otherErrors: [String] = []
+            for _ in 0..<rounds {
+                for sql: PostgresQuery in ["SELECT pg_terminate_backend(pg_backend_pid())", "SELECT 1"] {
+                    do { try await pool.query(sql) } catch where !StageError.isUnavailable(error) {
+                        otherErrors.append(String(reflecting: error))
+                    } catch {}
+                }
+            }
+            await finished.set(otherErrors)
+        }
+        let otherErrors = try await finished.value(within: .seconds(60), "\(rounds) rounds of ending the connection and querying at once")
+        #expect(otherErrors.isEmpty, "errors that do not say the database is unavailable: \(otherErrors)")
     }
 }
