@@ -16,7 +16,7 @@ RUN swift build -c release --static-swift-stdlib \
  && mkdir -p /out \
  && bin="$(swift build -c release --show-bin-path)" \
  && for service in herald-gateway herald-registration herald-preferences herald-encryption \
-                   herald-fcm herald-hms herald-webhook herald-apns herald-sandbox heraldctl; do \
+                   herald-fcm herald-hms herald-webhook herald-apns herald-callback herald-sandbox heraldctl; do \
       cp "$bin/$service" /out/; \
     done \
  && cp -R "$bin"/*.resources /out/

@@ -15,6 +15,7 @@ let services: [(product: String, target: String)] = [
     ("herald-hms", "HMSDispatcher"),
     ("herald-webhook", "WebhookDispatcher"),
     ("herald-apns", "APNsDispatcher"),
+    ("herald-callback", "CallbackDispatcher"),
     ("herald-sandbox", "Sandbox"),
 ]
 
@@ -133,8 +134,16 @@ let package = Package(
             path: "Providers/Webhook"
         ),
         .target(
+            name: "Callback",
+            dependencies: [
+                "Webhook", "DispatchKit", "HeraldModel", "HeraldDomain",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Providers/Callback"
+        ),
+        .target(
             name: "HeraldProviders",
-            dependencies: ["FCM", "HMS", "Webhook", "APNs", "HeraldDomain"],
+            dependencies: ["FCM", "HMS", "Webhook", "APNs", "Callback", "HeraldDomain"],
             path: "Shared/HeraldProviders"
         ),
         .target(
@@ -565,6 +574,11 @@ let package = Package(
             name: "WebhookDispatcher",
             dependencies: ["Webhook", "DispatchKit", "HeraldProviders"],
             path: "Services/WebhookDispatcher"
+        ),
+        .executableTarget(
+            name: "CallbackDispatcher",
+            dependencies: ["Callback", "DispatchKit", "HeraldProviders"],
+            path: "Services/CallbackDispatcher"
         ),
         .executableTarget(
             name: "APNsDispatcher",

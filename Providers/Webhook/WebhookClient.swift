@@ -22,9 +22,19 @@ import Synchronization
 /// new delivery is retried later (`DESTINATION_BUSY`) instead of waiting and holding the
 /// consumer, so one slow tenant does not hold up the others while a fast one with a backlog
 /// keeps its deliveries.
+///
+/// The same client posts an app's callbacks (`Purpose.callbacks`) to its callback endpoint:
+/// the body is the callback (`CallbackPayload`), and a 410 fails the callback, there being no
+/// registration behind it to remove.
 public struct WebhookClient: UnicastProviderClient {
+    /// What the client posts: an app's forwards, or its callbacks.
+    public enum Purpose: Sendable, Hashable {
+        case forwards, callbacks
+    }
+
     public let app: String
     public let destination: WebhookDestination
+    public let purpose: Purpose
     let sender: AuthorizedSender
     let resolver: any HostResolver
     let settings: WebhookSettings
@@ -32,11 +42,12 @@ public struct WebhookClient: UnicastProviderClient {
     private let load: DestinationLoad
 
     public init(
-        app: String, destination: WebhookDestination, transport: HTTPTransport, settings: WebhookSettings = WebhookSettings(),
+        app: String, destination: WebhookDestination, transport: HTTPTransport, purpose: Purpose = .forwards, settings: WebhookSettings = WebhookSettings(),
         resolver: any HostResolver = SystemHostResolver(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.app = app
         self.destination = destination
+        self.purpose = purpose
         sender = AuthorizedSender(transport: transport, tokens: nil)
         self.resolver = resolver
         self.settings = settings
@@ -45,11 +56,16 @@ public struct WebhookClient: UnicastProviderClient {
     }
 
     public func send(_ request: DispatchRequest) async -> SendResult {
-        guard let payload = WebhookPayload(request) else {
-            return .failed(.encoding, "delivery \(request.deliveryId) carries no webhook forward")
-        }
         let body: Data
-        do { body = try payload.body() } catch { return .failed(.encoding, "the forward could not be encoded: \(error)") }
+        switch purpose {
+        case .forwards:
+            guard let payload = WebhookPayload(request) else {
+                return .failed(.encoding, "delivery \(request.deliveryId) carries no webhook forward")
+            }
+            do { body = try payload.body() } catch { return .failed(.encoding, "the forward could not be encoded: \(error)") }
+        case .callbacks:
+            do { body = try CallbackPayload(request).body() } catch { return .failed(.encoding, "the callback could not be encoded: \(error)") }
+        }
         guard load.enter(slots: settings.concurrency, stall: settings.stall) else {
             WebhookMetrics.busy.increment()
             return .retry(.destinationBusy, "\(destination.host) has \(settings.concurrency) forwards in flight and none finished within \(settings.stall)")
@@ -73,14 +89,15 @@ public struct WebhookClient: UnicastProviderClient {
             body: body, timeout: settings.timeout, connectAddress: address.description)
         switch await sender.send({ _ in http }) {
         case .result(let result): return result
-        case .response(let response): return Self.result(for: response, now: now())
+        case .response(let response): return Self.result(for: response, purpose: purpose, now: now())
         }
     }
 
-    /// What an endpoint's answer means for the delivery.
-    public static func result(for response: HTTPResponse, now: Date = Date()) -> SendResult {
+    /// What an endpoint's answer means for the delivery: the same for a callback, except
+    /// that a 410 fails it (`HTTP_410`) rather than revoking anything.
+    public static func result(for response: HTTPResponse, purpose: Purpose = .forwards, now: Date = Date()) -> SendResult {
         switch response.status {
-        case 410:
+        case 410 where purpose == .forwards:
             return .revoked(code: HTTPStatusCode(410), reason: "the endpoint answered 410 Gone: nothing more is forwarded for this recipient until it registers again")
         case 300..<400:
             let location = response.header("location").map { " to \($0)" } ?? ""

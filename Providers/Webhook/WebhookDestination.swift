@@ -32,10 +32,22 @@ public struct WebhookDestination: Sendable {
         guard let url = delivery.url else { return nil }
         let setting = "apps.\(app).delivery.signingSecretFile"
         guard let file = delivery.signingSecretFile else { throw ConfigurationError(.invalidValue, setting: setting, "a webhook needs a signing secret file") }
+        return try reading(url: url, secretFile: file, setting: setting, allowPrivateNetworks: delivery.allowPrivateNetworks, caFile: delivery.caFile)
+    }
+
+    /// The app's callback endpoint (`callbacks`), its secret file read; nil when it has none.
+    public static func configured(app: String, _ callbacks: AppConfiguration.Callbacks?) throws -> WebhookDestination? {
+        guard let callbacks else { return nil }
+        return try reading(
+            url: callbacks.url, secretFile: callbacks.signingSecretFile, setting: "apps.\(app).callbacks.signingSecretFile",
+            allowPrivateNetworks: callbacks.allowPrivateNetworks, caFile: callbacks.caFile)
+    }
+
+    private static func reading(url: String, secretFile file: String, setting: String, allowPrivateNetworks: Bool, caFile: String?) throws -> WebhookDestination {
         let secrets = try SecretFile.text(file, setting: setting).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         do {
-            return try WebhookDestination(url: url, signer: try WebhookSigner(secrets: secrets), allowPrivateNetworks: delivery.allowPrivateNetworks, caFile: delivery.caFile)
+            return try WebhookDestination(url: url, signer: try WebhookSigner(secrets: secrets), allowPrivateNetworks: allowPrivateNetworks, caFile: caFile)
         } catch {
             throw ConfigurationError(.invalidFile, setting: setting, "\(file): \(error.reason)")
         }

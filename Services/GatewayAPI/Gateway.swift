@@ -335,8 +335,8 @@ public struct Gateway: Sendable {
         if case .tokens(let tokens) = event.audience {
             // A token goes to its platform's provider: one this deployment runs.
             for (index, token) in tokens.enumerated() {
-                guard providers[token.platform] != nil else {
-                    throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(providers.platforms.map(\.rawValue).joined(separator: ", "))")
+                guard providers[token.platform]?.deliversEvents == true else {
+                    throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(providers.eventPlatforms.map(\.rawValue).joined(separator: ", "))")
                 }
                 if let problem = providers.tokenProblem(token.token, platform: token.platform) {
                     throw GatewayError.invalid("audience.tokens[\(index)].token", problem)

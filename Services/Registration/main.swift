@@ -12,7 +12,7 @@ await HeraldService.main(name: "herald-registration", defaultPort: 8081, provide
     let store = try await RegistrationStores.open(opened)
     return ServiceParts(clients: opened.clients, services: [
         RegistrationStages.resolving(runtime: runtime, apps: herald.apps, store: store),
-        RegistrationStages.revoking(runtime: runtime, store: store),
+        RegistrationStages.revoking(runtime: runtime, apps: herald.apps, store: store),
         RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
         DeadLetterReporter(runtime: runtime),
         CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),

@@ -421,17 +421,17 @@ public final class PostgresRegistrationStore: RegistrationStore {
             if revocation.platform == .webhook {
                 result = try await Self.revokeForwarded(db, revocation, logger: logger)
             } else {
-                var found: (String, Date)?
+                var found: (String, Date, String?)?
                 let rows = try await db.run("""
-                    SELECT deviceId, updatedAt FROM devices WHERE app = \(revocation.app) AND platform = \(revocation.platform.rawValue) AND token = \(revocation.token) FOR UPDATE
+                    SELECT deviceId, updatedAt, userId FROM devices WHERE app = \(revocation.app) AND platform = \(revocation.platform.rawValue) AND token = \(revocation.token) FOR UPDATE
                     """, logger: logger)
-                for row in try rows.decode((String, Date).self) { found = row }
-                if let (deviceId, updatedAt) = found {
+                for row in try rows.decode((String, Date, String?).self) { found = row }
+                if let (deviceId, updatedAt, userId) = found {
                     if updatedAt > revocation.failedSendAt {
                         result = .renewed(deviceId: deviceId)
                     } else {
                         try await Self.delete(db, app: revocation.app, deviceId: deviceId, logger: logger)
-                        result = .removed(deviceId: deviceId)
+                        result = .removed(deviceId: deviceId, userId: userId)
                     }
                 } else {
                     result = .unknown
@@ -451,20 +451,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
         let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
         let rows: [PostgresRow]
         if let sponsee {
-            rows = try await db.run("SELECT updatedAt FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee) FOR UPDATE", logger: logger)
+            rows = try await db.run("SELECT updatedAt, NULL::TEXT FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee) FOR UPDATE", logger: logger)
         } else {
-            rows = try await db.run("SELECT updatedAt FROM devices WHERE app = \(revocation.app) AND deviceId = \(id) FOR UPDATE", logger: logger)
+            rows = try await db.run("SELECT updatedAt, userId FROM devices WHERE app = \(revocation.app) AND deviceId = \(id) FOR UPDATE", logger: logger)
         }
-        var updatedAt: Date?
-        for stored in try rows.decode(Date.self) { updatedAt = stored }
-        guard let updatedAt else { return .unknown }
+        var stored: (Date, String?)?
+        for row in try rows.decode((Date, String?).self) { stored = row }
+        guard let (updatedAt, userId) = stored else { return .unknown }
         if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
         if let sponsee {
             try await db.run("DELETE FROM sponsees WHERE app = \(revocation.app) AND sponseeId = \(sponsee)", logger: logger)
         } else {
             try await delete(db, app: revocation.app, deviceId: id, logger: logger)
         }
-        return .removed(deviceId: id)
+        return .removed(deviceId: id, userId: userId)
     }
 
     public func revocations(app: String, token: String) async throws -> [RevocationRecord] {

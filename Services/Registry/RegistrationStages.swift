@@ -147,15 +147,25 @@ public enum RegistrationStages {
     }
 
     /// Consumes token revocations: removes the device unless it registered again after the
-    /// failed send, keeps an audit row, and emits an outcome.
-    public static func revoking(runtime: ServiceRuntime, store: any DeviceStore, routes: StageRoutes = revocations) -> Stage<TokenRevoked> {
+    /// failed send, keeps an audit row, and emits an outcome; a removal is also a
+    /// `device.revoked` callback, to `herald.dispatch` under `callback`, for an app whose
+    /// `callbacks` ask for it (the same callback id for every copy of the revocation).
+    public static func revoking(
+        runtime: ServiceRuntime, apps: AppsConfiguration, store: any DeviceStore, routes: StageRoutes = revocations,
+        callbacks: ExchangeSpec = HeraldTopology.Exchange.dispatch
+    ) -> Stage<TokenRevoked> {
         Stage("registration.revocations", consuming: routes.input, prefetch: 32, runtime: runtime) { revocation in
             let result = try await store.revoke(revocation)
             let reason: String
+            var emissions: [Emission] = []
             switch result {
-            case .removed(let deviceId):
+            case .removed(let deviceId, let userId):
                 reason = "device \(deviceId) removed: \(revocation.reason)"
                 revocationCounters.removed.increment()
+                if apps.apps[revocation.app]?.callbacks?.wants(.deviceRevoked) == true {
+                    emissions.append(try .publish(
+                        revokedCallback(revocation, deviceId: deviceId, userId: userId, at: Date()), to: callbacks, routingKey: HeraldTopology.RoutingKey.dispatch(.callback)))
+                }
             case .renewed(let deviceId):
                 reason = "device \(deviceId) kept: registered again after the failed send"
                 revocationCounters.renewed.increment()
@@ -163,10 +173,24 @@ public enum RegistrationStages {
                 reason = "no device has this token"
                 revocationCounters.unknown.increment()
             }
-            return [try .outcome(Outcome(
+            emissions.append(try .outcome(Outcome(
                 deliveryId: revocation.deliveryId ?? "revoke:\(revocation.token.prefix(16))", eventId: revocation.eventId ?? revocation.messageId,
-                app: revocation.app, status: .revoked, reason: reason, providerCode: revocation.reason, at: Date()), to: routes.outcomes)]
+                app: revocation.app, status: .revoked, reason: reason, providerCode: revocation.reason, at: Date()), to: routes.outcomes))
+            return emissions
         }
+    }
+
+    /// The `device.revoked` callback of a removal: the device, its user, its platform, its
+    /// token masked, and the provider's code; `at`, when it was removed, is its timestamp.
+    static func revokedCallback(_ revocation: TokenRevoked, deviceId: String, userId: String?, at: Date) -> DispatchRequest {
+        var data = [
+            "app": revocation.app, "deviceId": deviceId, "platform": revocation.platform.rawValue,
+            "token": TokenMask.masked(revocation.token), "providerCode": revocation.reason,
+            "reason": "\(revocation.platform.rawValue) said the token is no longer valid (\(revocation.reason)); the device was removed",
+        ]
+        if let userId { data["userId"] = userId }
+        if let eventId = revocation.eventId { data["eventId"] = eventId }
+        return .callback(.deviceRevoked, app: revocation.app, key: revocation.messageId, data: data, at: at)
     }
 
     /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a token revocation did to the registry.
 public enum RevocationResult: Sendable, Hashable {
-    case removed(deviceId: String)
+    /// The device was removed; `userId` is the user it belonged to, if any.
+    case removed(deviceId: String, userId: String? = nil)
     /// The device registered again after the failed send: kept.
     case renewed(deviceId: String)
     /// No device has that token (already removed, or a direct token).

@@ -319,7 +319,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             let result: RevocationResult
             if revocation.platform == .webhook {
                 result = try Self.revokeForwarded(db, revocation)
-            } else if let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt FROM devices WHERE app = ? AND platform = ? AND token = ?",
+            } else if let row = try Row.fetchOne(db, sql: "SELECT deviceId, updatedAt, userId FROM devices WHERE app = ? AND platform = ? AND token = ?",
                                                  arguments: [revocation.app, revocation.platform.rawValue, revocation.token]) {
                 let deviceId: String = row["deviceId"]
                 let updatedAt: Date = row["updatedAt"]
@@ -327,7 +327,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     result = .renewed(deviceId: deviceId)
                 } else {
                     try Self.delete(db, app: revocation.app, deviceId: deviceId)
-                    result = .removed(deviceId: deviceId)
+                    result = .removed(deviceId: deviceId, userId: row["userId"])
                 }
             } else {
                 result = .unknown
@@ -344,17 +344,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static func revokeForwarded(_ db: Database, _ revocation: TokenRevoked) throws -> RevocationResult {
         guard let id = revocation.deviceId else { return .unknown }
         let sponsee = id.hasPrefix(AudienceResolver.sponseePrefix) ? String(id.dropFirst(AudienceResolver.sponseePrefix.count)) : nil
-        let updatedAt = try sponsee.map {
-            try Date.fetchOne(db, sql: "SELECT updatedAt FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, $0])
-        } ?? Date.fetchOne(db, sql: "SELECT updatedAt FROM devices WHERE app = ? AND deviceId = ?", arguments: [revocation.app, id])
-        guard let updatedAt else { return .unknown }
+        let row = try sponsee.map {
+            try Row.fetchOne(db, sql: "SELECT updatedAt, NULL AS userId FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, $0])
+        } ?? Row.fetchOne(db, sql: "SELECT updatedAt, userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [revocation.app, id])
+        guard let row else { return .unknown }
+        let updatedAt: Date = row["updatedAt"]
         if updatedAt > revocation.failedSendAt { return .renewed(deviceId: id) }
         if let sponsee {
             try db.execute(sql: "DELETE FROM sponsees WHERE app = ? AND sponseeId = ?", arguments: [revocation.app, sponsee])
         } else {
             try delete(db, app: revocation.app, deviceId: id)
         }
-        return .removed(deviceId: id)
+        return .removed(deviceId: id, userId: row["userId"])
     }
 
     /// Revocation audit rows for a token (newest first).

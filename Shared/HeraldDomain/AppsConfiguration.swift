@@ -29,6 +29,10 @@ import Yams
 ///       url: https://tenant.example/herald    # the app's webhook (also for type-3 sponsees)
 ///       signingSecretFile: /run/secrets/demo-webhook   # one or two whsec_ secrets, a line each
 ///       allowPrivateNetworks: false           # true lets the URL reach loopback/private addresses
+///     callbacks:                              # what Herald tells the integrator (optional)
+///       url: https://tenant.example/herald-callbacks
+///       signingSecretFile: /run/secrets/demo-callbacks
+///       events: [device.revoked]
 ///     templates:
 ///       message.created:
 ///         en: { title: "{user} ({channel})", body: "{text}" }
@@ -37,8 +41,8 @@ import Yams
 /// ```
 ///
 /// Relative file paths are resolved against the YAML file's folder. Every key of an app
-/// besides Herald's own (`apiKeys`, `encryption`, `delivery`, `templates`, `criticalKinds`,
-/// `rateLimits`, `defaultTTL`) is a provider's section, kept as written and read by that provider
+/// besides Herald's own (`apiKeys`, `encryption`, `delivery`, `callbacks`, `templates`,
+/// `criticalKinds`, `rateLimits`, `defaultTTL`) is a provider's section, kept as written and read by that provider
 /// (`AppConfiguration.settings`); the provider registry checks them all at start.
 public struct AppsConfiguration: Sendable, Hashable {
     public var apps: [String: AppConfiguration]
@@ -102,6 +106,8 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     public var apiKeys: [APIKey]
     public var encryption: EncryptionPolicy
     public var delivery: Delivery
+    /// Where Herald posts callbacks about what happened (a device revoked), if anywhere.
+    public var callbacks: Callbacks?
     /// Templates by event kind, then locale (`en`, `et-EE`, …).
     public var templates: [String: [String: Template]]
     /// Event kinds that are critical for this app (e.g. Smart ID `auth`): they skip the
@@ -121,9 +127,10 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     /// `providers` are settings of provider modules, each under its own key.
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
-        delivery: Delivery = Delivery(), templates: [String: [String: Template]] = [:],
+        delivery: Delivery = Delivery(), callbacks: Callbacks? = nil, templates: [String: [String: Template]] = [:],
         criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL()
     ) {
+        self.callbacks = callbacks
         self.defaultTTL = defaultTTL
         self.criticalKinds = criticalKinds
         self.rateLimits = rateLimits
@@ -148,7 +155,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     static let ownKeys: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case apiKeys, encryption, delivery, templates, criticalKinds, rateLimits, defaultTTL
+        case apiKeys, encryption, delivery, callbacks, templates, criticalKinds, rateLimits, defaultTTL
     }
 
     /// The app's settings for the provider whose section `S` is, nil when the app has none;
@@ -175,6 +182,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         apiKeys = try c.decodeIfPresent([APIKey].self, forKey: .apiKeys) ?? []
         encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption) ?? .preferred
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
+        callbacks = try c.decodeIfPresent(Callbacks.self, forKey: .callbacks)
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
         rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? RateLimits()
@@ -267,6 +275,40 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         }
     }
 
+    /// The app's callback endpoint: Standard Webhooks-signed POSTs, like a webhook's
+    /// forwards, of the `events` the app chose. Separate from `delivery`: an app in direct
+    /// mode may have callbacks, and a webhook-mode app's callbacks may go elsewhere.
+    public struct Callbacks: Codable, Sendable, Hashable {
+        public var url: String
+        /// One or two `whsec_` secrets, a line each, as for `delivery`.
+        public var signingSecretFile: String
+        public var events: [CallbackEvent]
+        public var allowPrivateNetworks: Bool
+        public var caFile: String?
+
+        public init(url: String, signingSecretFile: String, events: [CallbackEvent], allowPrivateNetworks: Bool = false, caFile: String? = nil) {
+            self.url = url
+            self.signingSecretFile = signingSecretFile
+            self.events = events
+            self.allowPrivateNetworks = allowPrivateNetworks
+            self.caFile = caFile
+        }
+
+        /// Whether the app asked for `event`.
+        public func wants(_ event: CallbackEvent) -> Bool { events.contains(event) }
+
+        private enum CodingKeys: String, CodingKey { case url, signingSecretFile, events, allowPrivateNetworks, caFile }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            url = try c.decode(String.self, forKey: .url)
+            signingSecretFile = try c.decode(String.self, forKey: .signingSecretFile)
+            events = try c.decode([CallbackEvent].self, forKey: .events)
+            allowPrivateNetworks = try c.decodeIfPresent(Bool.self, forKey: .allowPrivateNetworks) ?? false
+            caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+        }
+    }
+
     /// A title and body with `{placeholder}`s; either may be left out.
     public struct Template: Codable, Sendable, Hashable {
         public var title: String?
@@ -325,5 +367,17 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         }
         delivery.signingSecretFile = delivery.signingSecretFile.map(resolve)
         delivery.caFile = delivery.caFile.map(resolve)
+        if var callbacks {
+            guard let parsed = URL(string: callbacks.url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                  parsed.host?.isEmpty == false else {
+                throw invalid("callbacks.url", "\"\(callbacks.url)\" is not an http(s) URL with a host")
+            }
+            guard !callbacks.events.isEmpty else {
+                throw invalid("callbacks.events", "name at least one of \(CallbackEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            callbacks.signingSecretFile = resolve(callbacks.signingSecretFile)
+            callbacks.caFile = callbacks.caFile.map(resolve)
+            self.callbacks = callbacks
+        }
     }
 }

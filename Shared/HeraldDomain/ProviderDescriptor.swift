@@ -14,6 +14,9 @@ public protocol ProviderDescriptor: Sendable {
     /// Whether a device registers with this platform through the gateway (a push token);
     /// false for a route Herald chooses itself (webhooks).
     var registersDevices: Bool { get }
+    /// Whether an event's deliveries may go to it (a direct token of an event names it);
+    /// false for a route only Herald itself sends on (callbacks).
+    var deliversEvents: Bool { get }
     /// Reads and checks an app's settings for this provider, if its section is there:
     /// a `ConfigurationError` names the app's setting. Runs at every service's start.
     func validateSettings(of app: String, _ configuration: AppConfiguration) throws
@@ -33,6 +36,7 @@ extension ProviderDescriptor {
     public func isReservedDataKey(_ key: String) -> Bool { false }
     public func tokenProblem(_ token: String) -> String? { nil }
     public var deviceOS: DeviceOS? { nil }
+    public var deliversEvents: Bool { true }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

@@ -23,6 +23,9 @@ public struct ProviderRegistry: Sendable {
     /// Every platform, in the registry's order.
     public var platforms: [Platform] { providers.map(\.platform) }
 
+    /// The platforms an event's direct tokens may name.
+    public var eventPlatforms: [Platform] { providers.filter(\.deliversEvents).map(\.platform) }
+
     /// The platforms a device may register with.
     public var devicePlatforms: [Platform] { providers.filter(\.registersDevices).map(\.platform) }
 

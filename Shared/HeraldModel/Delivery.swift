@@ -107,6 +107,9 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Comparabl
     /// A forward to the app's own server: the route of every device of an app in webhook
     /// mode, and of type-3 Evernym sponsees.
     public static let webhook: Platform = "webhook"
+    /// A callback to the app's callback endpoint (`callbacks` in the apps file): Herald telling
+    /// the integrator what happened (a device revoked), not a notification.
+    public static let callback: Platform = "callback"
 }
 
 /// The operating system of a device; it decides provider-specific hints (e.g. APNs fields for iOS).

@@ -1,4 +1,5 @@
 import APNs
+import Callback
 import FCM
 import HeraldDomain
 import HMS
@@ -13,5 +14,6 @@ extension ProviderRegistry {
         HMSProvider(),
         WebhookProvider(),
         APNsProvider(),
+        CallbackProvider(),
     ])
 }

@@ -124,6 +124,8 @@ struct ErrorTests {
         // A direct token's platform is a provider this deployment runs.
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"fcm","token":"a"},{"platform":"pigeon","token":"b"}]}}"#, field: "audience.tokens[1].platform"),
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"FCM","token":"a"}]}}"#, field: "audience.tokens[0].platform"),
+        // Callbacks are Herald's own: an event cannot address the app's callback endpoint.
+        Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"callback","token":"a"}]}}"#, field: "audience.tokens[0].platform"),
         // No field is nullable: a null is refused, not read as absent.
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"]},"alert":null}"#, field: "alert"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),

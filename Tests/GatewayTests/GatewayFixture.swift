@@ -175,8 +175,15 @@ final class GatewayFixture: Sendable {
     }
 
     /// Waits until `condition` holds over this app's events.
+    /// A timeout says what the collector holds (CI once saw one event not arrive in 60 s).
     func waitForEvents(timeout: Duration = .seconds(60), _ what: String, _ condition: @escaping @Sendable ([NotificationEvent]) -> Bool) async throws {
-        try await eventually(timeout: timeout, what) { [self] in condition(try await published()) }
+        do {
+            try await eventually(timeout: timeout, what) { [self] in condition(try await published()) }
+        } catch let failure as TestFailure {
+            let messages = await events.inbox.messages
+            let apps = messages.compactMap { try? $0.decode(NotificationEvent.self).app }
+            throw TestFailure("\(failure); the collector holds \(messages.count) messages, \(apps.filter { $0 == app }.count) of app \(app); consumer connected: \(events.consumer.isConnected)")
+        }
     }
 }
 

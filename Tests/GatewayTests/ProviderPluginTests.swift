@@ -62,7 +62,7 @@ struct ProviderPluginTests {
     @Test func theOpenAPIDocumentNamesTheRegistrysPlatforms() throws {
         let document = OpenAPIDocument.yaml
         let devices = ProviderRegistry.herald.devicePlatforms.map(\.rawValue).joined(separator: ", ")
-        let all = ProviderRegistry.herald.platforms.map(\.rawValue).joined(separator: ", ")
+        let all = ProviderRegistry.herald.eventPlatforms.map(\.rawValue).joined(separator: ", ")
         #expect(document.contains("platform: { enum: [\(devices)]"), "the device registration's platforms are \(devices)")
         #expect(document.contains("platform: { enum: [\(all)] }"), "an audience token's platforms are \(all)")
     }

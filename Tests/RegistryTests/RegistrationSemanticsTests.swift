@@ -137,7 +137,7 @@ struct RegistrationSemanticsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "a", S.device("d1", token: "dead"), now: Date(timeIntervalSince1970: 1000))
         let result = try await store.revoke(TokenRevoked(app: "a", platform: .fcm, token: "dead", reason: "UNREGISTERED", failedSendAt: Date(timeIntervalSince1970: 2000)))
-        #expect(result == .removed(deviceId: "d1"))
+        #expect(result == .removed(deviceId: "d1", userId: "u1"), "the device and the user it belonged to")
         #expect(try await store.device(app: "a", deviceId: "d1") == nil)
         let audit = try await store.revocations(app: "a", token: "dead")
         #expect(audit.count == 1 && audit[0].reason == "UNREGISTERED" && audit[0].result == "removed")

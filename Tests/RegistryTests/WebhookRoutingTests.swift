@@ -91,7 +91,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"), now: Date(timeIntervalSince1970: 1000))
         let gone = TokenRevoked(app: "chat", platform: .webhook, token: "", reason: "HTTP_410", deviceId: "bob-phone", failedSendAt: Date(timeIntervalSince1970: 2000))
-        #expect(try await store.revoke(gone) == .removed(deviceId: "bob-phone"))
+        #expect(try await store.revoke(gone) == .removed(deviceId: "bob-phone", userId: "bob"))
         #expect(try await store.device(app: "chat", deviceId: "bob-phone") == nil)
         #expect(try await store.revoke(gone) == .unknown)
         // A user's forward answered 410: the user is the tenant's, nothing is removed.

@@ -166,6 +166,23 @@ struct AppsConfigurationTests {
         #expect(error("apps:\n  demo:\n    defaultTTL: { smartid: { auth: -1 } }") == "apps.demo.defaultTTL.smartid.auth: must not be negative")
         #expect(error("apps:\n  demo:\n    defaultTTL: { upstra: { \"*\": 2419201 } }") == "apps.demo.defaultTTL.upstra.*: must be at most 2419200 (four weeks)")
         #expect(error("apps:\n  demo:\n    defaultTTL: { smart-id: { auth: 60 } }")?.hasPrefix("apps.demo.defaultTTL.smart-id: is not a source; use one of api, smartid,") == true)
+        #expect(error("apps:\n  demo:\n    callbacks: { url: ftp://x, signingSecretFile: s, events: [device.revoked] }") == "apps.demo.callbacks.url: \"ftp://x\" is not an http(s) URL with a host")
+        #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [] }") == "apps.demo.callbacks.events: name at least one of device.revoked")
+        #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [device.gone] }")?.contains("apps.demo.callbacks.events") == true)
+    }
+
+    @Test("an app's callbacks name their endpoint, its secret file (resolved against the file's folder) and the events wanted")
+    func callbacks() throws {
+        let config = try AppsConfiguration.parse("""
+        apps:
+          demo:
+            callbacks: { url: https://tenant.example/callbacks, signingSecretFile: secrets/callbacks, events: [device.revoked] }
+          quiet: {}
+        """, relativeTo: URL(fileURLWithPath: "/etc/herald"))
+        let callbacks = try #require(config.apps["demo"]?.callbacks)
+        #expect(callbacks.url == "https://tenant.example/callbacks" && callbacks.signingSecretFile == "/etc/herald/secrets/callbacks")
+        #expect(callbacks.wants(.deviceRevoked) && !callbacks.allowPrivateNetworks)
+        #expect(config.apps["quiet"]?.callbacks == nil)
     }
 
     @Test("an event without a TTL gets the app's for its source and kind, then the app's for any kind of the source, then Herald's")

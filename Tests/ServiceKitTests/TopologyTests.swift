@@ -38,8 +38,8 @@ struct TopologyTests {
 
     @Test("work queues are durable quorum queues that dead-letter at least once to herald.dead")
     func workQueues() {
-        // The stages' five, and a dispatch queue for each of FCM, Push Kit, webhooks and APNs.
-        #expect(HeraldTopology.workQueues(ProviderRegistry.herald.platforms).count == 9)
+        // The stages' five, and a dispatch queue for each of FCM, Push Kit, webhooks, APNs and callbacks.
+        #expect(HeraldTopology.workQueues(ProviderRegistry.herald.platforms).count == 10)
         for queue in HeraldTopology.workQueues(ProviderRegistry.herald.platforms) {
             #expect(queue.kind == .quorum && queue.durable)
             let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })

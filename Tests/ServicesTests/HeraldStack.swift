@@ -17,7 +17,9 @@ import FoundationNetworking
 /// through the gateway's HTTP API, as an upstream system and an app would. With `webhooks`,
 /// herald-webhook runs too: the app's webhook (for type-3 sponsees) is the sandbox's
 /// receiver `<app>-sponsor`, and a second app, `<app>-chat`, in webhook mode forwards
-/// everything to the receiver `<app>-chat`; both sign with `webhookSecret`.
+/// everything to the receiver `<app>-chat`; both sign with `webhookSecret`. With `callbacks`,
+/// herald-callback runs too and the app's callbacks (`device.revoked`) go to the receiver
+/// `<app>-callbacks`, signed with the same secret.
 final class HeraldStack: Sendable {
     let sandbox: TestSandbox
     let app: String
@@ -45,7 +47,7 @@ final class HeraldStack: Sendable {
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
         HeraldTopology.Queue.dispatch(.fcm), HeraldTopology.Queue.dispatch(.hms), HeraldTopology.Queue.dispatch(.webhook),
-        HeraldTopology.Queue.dispatch(.apns),
+        HeraldTopology.Queue.dispatch(.apns), HeraldTopology.Queue.dispatch(.callback),
         HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
         HeraldTopology.Queue.registrationDeadLetters,
     ]
@@ -55,7 +57,7 @@ final class HeraldStack: Sendable {
     /// `amqpURL`, the services use that broker (or cluster) instead of the test broker. With
     /// `apnsDispatchers`, the app has an `apns` section (so its iOS devices are APNs's).
     static func start(
-        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, webhooks: Bool = false, gateways gatewayCount: Int = 1,
+        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, webhooks: Bool = false, callbacks: Bool = false, gateways gatewayCount: Int = 1,
         databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1,
         amqpURL: String? = nil, quorumReplicas: Int? = nil
     ) async throws -> HeraldStack {
@@ -75,6 +77,13 @@ final class HeraldStack: Sendable {
                   allowPrivateNetworks: true
             """
         }
+        let callbackSection = """
+                callbacks:
+                  url: http://127.0.0.1:\(sandbox.running.httpPort)/webhooks/\(app)-callbacks
+                  signingSecretFile: \(secretFile.path)
+                  allowPrivateNetworks: true
+                  events: [device.revoked]
+            """
         func chatApp(app: String, key: String) -> String {
             """
               \(app)-chat:
@@ -87,6 +96,7 @@ final class HeraldStack: Sendable {
             \(webhooks ? chatApp(app: app, key: key) + "\n" + webhook("\(app)-chat", mode: "webhook") : "")
               \(app):
             \(webhooks ? webhook("\(app)-sponsor", mode: "direct") : "")
+            \(callbacks ? callbackSection : "")
                 apiKeys:
                   - { id: e2e, sha256: \(sha256Hex(key)), scopes: [events, devices, admin] }
                 encryption: preferred
@@ -132,6 +142,7 @@ final class HeraldStack: Sendable {
             let apnsDispatchers = try (0..<apnsCount).map { _ in try ServiceProcess("herald-apns", environment: environment) }
             services += apnsDispatchers
             if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
+            if callbacks { services.append(try ServiceProcess("herald-callback", environment: environment)) }
             // Each into `services` as soon as it runs, so a failure to start the next discards it.
             var gateways: [ServiceProcess] = []
             for _ in 0..<max(1, gatewayCount) {

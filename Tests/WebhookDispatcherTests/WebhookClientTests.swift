@@ -116,6 +116,30 @@ import Webhook
         }
     }
 
+    @Test func aCallbackEndpointsGoneFailsTheCallbackAndRevokesNothing() async throws {
+        try await withReceiver { sandbox, transport in
+            let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-410-gone"), transport: transport, purpose: .callbacks)
+            let callback = DispatchRequest.callback(.deviceRevoked, app: "demo", key: "k", data: ["app": "demo", "deviceId": "d"], at: Date())
+            #expect(await client.send(callback) == .failed(code: HTTPStatusCode(410), reason: "HTTP 410"))
+        }
+    }
+
+    @Test(.enabled(if: PythonChecker.shouldRun)) func aCallbackIsItsTypeTimestampAndDataSignedAsAForward() async throws {
+        try await withReceiver { sandbox, transport in
+            let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("callbacks"), transport: transport, purpose: .callbacks)
+            let at = Date(timeIntervalSince1970: 1_795_428_000.25)
+            let callback = DispatchRequest.callback(.deviceRevoked, app: "demo", key: "revoke:demo:fcm:del-1", data: ["app": "demo", "userId": "ann"], at: at)
+            #expect(await client.send(callback) == .delivered(providerId: nil))
+            let receipt = try #require(sandbox.running.sandbox.webhooks.received(name: "callbacks").first)
+            #expect(receipt.webhookId == callback.deliveryId)
+            let checked = try await StandardWebhooks.verify(receipt, secret: TestSandbox.secret)
+            #expect(checked.verified, "\(checked.error ?? "")")
+            #expect(checked.payload?["type"] as? String == "device.revoked")
+            #expect(checked.payload?["timestamp"] as? String == "2026-11-23T10:00:00.250Z")
+            #expect(checked.payload?["data"] as? [String: String] == ["app": "demo", "userId": "ann"])
+        }
+    }
+
     @Test func aRedirectIsNotFollowed() async throws {
         try await withReceiver { sandbox, transport in
             let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("redirect-x"), transport: transport)

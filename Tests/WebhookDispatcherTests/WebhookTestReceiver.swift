@@ -25,10 +25,10 @@ extension TestSandbox {
     static func webhookClient(
         url: String, transport: HTTPTransport, secrets: [String] = [secret], allowPrivateNetworks: Bool = true,
         settings: WebhookSettings = WebhookSettings(connectTimeout: TestSandbox.connectTimeout, timeout: .seconds(60)),
-        resolver: any HostResolver = SystemHostResolver()
+        resolver: any HostResolver = SystemHostResolver(), purpose: WebhookClient.Purpose = .forwards
     ) throws -> WebhookClient {
         let destination = try WebhookDestination(url: url, signer: try WebhookSigner(secrets: secrets), allowPrivateNetworks: allowPrivateNetworks)
-        return WebhookClient(app: "demo", destination: destination, transport: transport, settings: settings, resolver: resolver)
+        return WebhookClient(app: "demo", destination: destination, transport: transport, purpose: purpose, settings: settings, resolver: resolver)
     }
 
     /// A chat message forwarded for one device of an app in webhook mode.
