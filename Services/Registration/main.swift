@@ -13,9 +13,9 @@ await HeraldService.main(name: "herald-registration", defaultPort: 8081, provide
     return ServiceParts(clients: opened.clients, services: [
         RegistrationStages.resolving(runtime: runtime, apps: herald.apps, store: store),
         RegistrationStages.revoking(runtime: runtime, apps: herald.apps, store: store),
-        RegistrationStages.recordingOutcomes(runtime: runtime, store: store),
+        RegistrationStages.recordingOutcomes(runtime: runtime, apps: herald.apps, store: store),
         DeadLetterReporter(runtime: runtime),
         CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
-        RegistrationPruner(store: store, logger: runtime.logger),
+        try RegistrationPruner.fromEnvironment(store: store, logger: runtime.logger),
     ])
 }

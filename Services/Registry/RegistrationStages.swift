@@ -195,10 +195,12 @@ public enum RegistrationStages {
 
     /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
     /// Outcomes are recorded in batches of up to `batchSize` messages, one transaction each,
-    /// one batch at a time: what arrives while a batch is written is the next batch.
+    /// one batch at a time: what arrives while a batch is written is the next batch. A
+    /// failed, expired or delivered outcome is also a callback (`delivery.failed`, …) for an
+    /// app that asked for it, once recorded; a callback's own outcomes are not.
     public static func recordingOutcomes(
-        runtime: ServiceRuntime, store: any OutcomeStore, routes: StageRoutes = outcomes, prefetch: UInt16 = 512, batchSize: Int = 256,
-        batchesInFlight: Int = 1
+        runtime: ServiceRuntime, apps: AppsConfiguration = AppsConfiguration(), store: any OutcomeStore, routes: StageRoutes = outcomes,
+        callbacks: ExchangeSpec = HeraldTopology.Exchange.dispatch, prefetch: UInt16 = 512, batchSize: Int = 256, batchesInFlight: Int = 1
     ) -> Stage<Outcome> {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
         let byStatus = DeliveryOutcomeCounters()
@@ -206,8 +208,23 @@ public enum RegistrationStages {
             try await store.record(outcomes)
             recorded.increment(by: outcomes.count)
             for outcome in outcomes { byStatus.count(outcome) }
-            return Array(repeating: [], count: outcomes.count)
+            return try outcomes.map { outcome in
+                guard let callback = deliveryCallback(outcome, apps: apps) else { return [] }
+                return [try .publish(callback, to: callbacks, routingKey: HeraldTopology.RoutingKey.dispatch(.callback))]
+            }
         }
+    }
+
+    /// The callback an outcome is for its app, if the app asked for that kind: the delivery,
+    /// its event, status, reason and provider code; the outcome's time is its timestamp, and
+    /// its id follows from the outcome's (the same for a repeat of the outcome).
+    static func deliveryCallback(_ outcome: Outcome, apps: AppsConfiguration) -> DispatchRequest? {
+        guard let event = CallbackEvent(outcome: outcome.status), !outcome.eventId.hasPrefix(CallbackEvent.eventIdPrefix),
+              apps.apps[outcome.app]?.callbacks?.wants(event) == true else { return nil }
+        var data = ["app": outcome.app, "eventId": outcome.eventId, "deliveryId": outcome.deliveryId, "status": outcome.status.rawValue]
+        if let reason = outcome.reason { data["reason"] = reason }
+        if let code = outcome.providerCode { data["providerCode"] = code }
+        return .callback(event, app: outcome.app, key: outcome.messageId, data: data, at: outcome.at)
     }
 }
 

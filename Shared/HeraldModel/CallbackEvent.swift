@@ -7,6 +7,26 @@ public enum CallbackEvent: String, Codable, Sendable, Hashable, CaseIterable {
     /// revocation notification an upstream's contract promises (Webcom's "the subscription
     /// is revoked, and if possible, a revocation notification is sent").
     case deviceRevoked = "device.revoked"
+    /// A delivery failed for good (the provider refused it, or Herald could not send it).
+    case deliveryFailed = "delivery.failed"
+    /// A delivery's time ran out before it could be sent (its TTL, or two hours of retries).
+    case deliveryExpired = "delivery.expired"
+    /// A provider accepted a delivery: one callback per push, so only for apps that want it.
+    case deliveryDelivered = "delivery.delivered"
+
+    /// The event ids of callbacks begin so (`callback:<id>`): their own outcomes are not
+    /// called back.
+    public static let eventIdPrefix = "callback:"
+
+    /// The callback an outcome of this status is, if any.
+    public init?(outcome status: OutcomeStatus) {
+        switch status {
+        case .failed: self = .deliveryFailed
+        case .expired: self = .deliveryExpired
+        case .delivered: self = .deliveryDelivered
+        case .filtered, .revoked, .retrying: return nil
+        }
+    }
 }
 
 extension DispatchRequest {
@@ -18,7 +38,7 @@ extension DispatchRequest {
     public static func callback(_ event: CallbackEvent, app: String, key: String, data: [String: String], at: Date) -> DispatchRequest {
         let id = Delivery.makeId(app: app, eventId: "callback:\(event.rawValue)", deviceId: key)
         return DispatchRequest(
-            deliveryId: id, eventId: "callback:\(id)", app: app, kind: event.rawValue, platform: .callback,
+            deliveryId: id, eventId: CallbackEvent.eventIdPrefix + id, app: app, kind: event.rawValue, platform: .callback,
             deviceId: data["deviceId"] ?? "", token: "", os: .other, data: data, acceptedAt: at)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import Logging
 import Messaging
 import Registry
 import ServiceKit
@@ -54,6 +55,24 @@ struct OutcomeRecordTests {
     }
 }
 
+@Suite("Outcome retention")
+struct OutcomeRetentionTests {
+    @Test("outcomes are kept 7 days unless HERALD_OUTCOME_RETENTION_DAYS says otherwise; a bad value names the variable")
+    func retentionFromTheEnvironment() async throws {
+        let (store, directory) = try await RegistrySamples.store(.sqlite)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "test")
+        #expect(try RegistrationPruner.fromEnvironment([:], store: store, logger: logger).outcomeWindow == 7 * 24 * 3600)
+        #expect(try RegistrationPruner.fromEnvironment(["HERALD_OUTCOME_RETENTION_DAYS": "30"], store: store, logger: logger).outcomeWindow == 30 * 24 * 3600)
+        for bad in ["0", "366", "a week"] {
+            let error = #expect(throws: ConfigurationError.self) {
+                _ = try RegistrationPruner.fromEnvironment(["HERALD_OUTCOME_RETENTION_DAYS": bad], store: store, logger: logger)
+            }
+            #expect(error?.setting == "HERALD_OUTCOME_RETENTION_DAYS")
+        }
+    }
+}
+
 @Suite("Recording outcomes from the broker", .enabled(if: TestBroker.shouldRun))
 struct OutcomeRecordingStageTests {
     @Test(arguments: StoreBackend.available)
@@ -70,5 +89,35 @@ struct OutcomeRecordingStageTests {
         }
         let status = try #require(try await store.eventStatus(app: "a", eventId: "ev-1"))
         #expect(status.deliveries.filter { $0.status == .retrying }.count == 10)
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func anOutcomeAnAppAskedToBeCalledBackAboutIsOneCallbackOnceRecorded(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let apps = AppsConfiguration(apps: ["a": AppConfiguration(callbacks: .init(url: "https://tenant.example/cb", signingSecretFile: "/s", events: [.deliveryFailed]))])
+        let harness = try StageHarness(
+            "outcome-callbacks", exchanges: ["outcomes": .topic, "dispatch": .direct], queues: ["callbacks": ("dispatch", "callback")])
+        let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["outcomes"]!, outcomes: harness.exchanges["outcomes"]!)
+        let stage = RegistrationStages.recordingOutcomes(runtime: harness.runtime, apps: apps, store: store, routes: routes, callbacks: harness.exchanges["dispatch"]!)
+        try await harness.run([stage], collecting: ["callbacks"]) { collectors in
+            // A callback's own failure is not called back; published first, so any callback
+            // of it would come before the failed delivery's.
+            var own = OutcomeRecordTests.outcome("cb-1", .failed, at: 12)
+            own.eventId = CallbackEvent.eventIdPrefix + "cb-1"
+            try await harness.publish(own)
+            var failed = OutcomeRecordTests.outcome("d-failed", .failed, at: 10)
+            failed.providerCode = "INVALID_ARGUMENT"
+            try await harness.publish(failed)
+            try await harness.publish(OutcomeRecordTests.outcome("d-delivered", .delivered, at: 11))
+            try await eventually("the outcomes recorded") {
+                try await store.eventStatus(app: "a", eventId: "ev-1")?.deliveries.count == 2
+            }
+            try await collectors[0].inbox.waitUntil("the failed delivery's callback") { !$0.isEmpty }
+            let callbacks = try await collectors[0].inbox.messages.map { try $0.decode(DispatchRequest.self) }
+            #expect(callbacks.count == 1, "\(callbacks.map(\.data))")
+            #expect(callbacks.first?.kind == "delivery.failed")
+            #expect(callbacks.first?.data == ["app": "a", "eventId": "ev-1", "deliveryId": "d-failed", "status": "failed", "providerCode": "INVALID_ARGUMENT"])
+        }
     }
 }
