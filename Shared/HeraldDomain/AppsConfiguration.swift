@@ -320,6 +320,12 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     }
 
     /// Checks what the types cannot, and resolves relative file paths against `folder`.
+    /// Whether `url` is an http(s) URL with a host: what a webhook or callback endpoint must be.
+    static func isHTTPURL(_ url: String) -> Bool {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return false }
+        return ["http", "https"].contains(scheme) && parsed.host?.isEmpty == false
+    }
+
     mutating func validate(id: String, folder: URL?) throws {
         let prefix = "apps.\(id)"
         func invalid(_ path: String, _ message: String) -> ConfigurationError {
@@ -357,10 +363,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
             throw invalid("delivery.url", "webhook mode needs an http(s) URL")
         }
         if let url = delivery.url {
-            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-                  parsed.host?.isEmpty == false else {
-                throw invalid("delivery.url", "\"\(url)\" is not an http(s) URL with a host")
-            }
+            guard Self.isHTTPURL(url) else { throw invalid("delivery.url", "\"\(url)\" is not an http(s) URL with a host") }
             guard delivery.signingSecretFile != nil else {
                 throw invalid("delivery.signingSecretFile", "a webhook needs a signing secret file")
             }
@@ -368,10 +371,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         delivery.signingSecretFile = delivery.signingSecretFile.map(resolve)
         delivery.caFile = delivery.caFile.map(resolve)
         if var callbacks {
-            guard let parsed = URL(string: callbacks.url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
-                  parsed.host?.isEmpty == false else {
-                throw invalid("callbacks.url", "\"\(callbacks.url)\" is not an http(s) URL with a host")
-            }
+            guard Self.isHTTPURL(callbacks.url) else { throw invalid("callbacks.url", "\"\(callbacks.url)\" is not an http(s) URL with a host") }
             guard !callbacks.events.isEmpty else {
                 throw invalid("callbacks.events", "name at least one of \(CallbackEvent.allCases.map(\.rawValue).joined(separator: ", "))")
             }

@@ -39,8 +39,8 @@ extension ServiceProcesses {
             let token = "unregistered-callback-phone"
             try await stack.expectOK("PUT", "/devices/cb-phone", ["platform": "fcm", "token": token, "os": "android", "userId": "cb-user"])
             try await stack.expectOK("POST", "/webcom/events", ["path": "/a", "event": "value.changed", "value": "1", "recipients": ["cb-user"]])
-            try await eventually(timeout: .seconds(30), "the device removed") { await stack.call("GET", "/devices/cb-phone").status == 404 }
-            try await eventually(timeout: .seconds(30), "the device.revoked callback") { try await !callbacks(stack, type: "device.revoked").isEmpty }
+            try await eventually(timeout: .seconds(60), "the device removed") { await stack.call("GET", "/devices/cb-phone").status == 404 }
+            try await eventually(timeout: .seconds(60), "the device.revoked callback") { try await !callbacks(stack, type: "device.revoked").isEmpty }
             let revoked = try await callbacks(stack, type: "device.revoked")
             #expect(revoked.count == 1, "one callback for one revocation")
             let data = try #require(revoked.first?["data"] as? [String: String])
@@ -55,10 +55,10 @@ extension ServiceProcesses {
             try await stack.expectOK("PUT", "/devices/bad-phone", ["platform": "fcm", "token": "thirdparty-callback-phone", "os": "android", "userId": "bad-user"])
             let accepted = try await stack.expectOK("POST", "/webcom/events", ["path": "/b", "event": "value.changed", "value": "1", "recipients": ["bad-user"]])
             let eventId = try #require(accepted["eventId"] as? String)
-            try await eventually(timeout: .seconds(30), "the delivery failed") {
+            try await eventually(timeout: .seconds(60), "the delivery failed") {
                 await stack.deliveries(of: eventId).first?["status"] as? String == "failed"
             }
-            try await eventually(timeout: .seconds(30), "the delivery.failed callback") { try await !callbacks(stack, type: "delivery.failed").isEmpty }
+            try await eventually(timeout: .seconds(60), "the delivery.failed callback") { try await !callbacks(stack, type: "delivery.failed").isEmpty }
             let failed = try await callbacks(stack, type: "delivery.failed")
             #expect(failed.count == 1)
             let data = try #require(failed.first?["data"] as? [String: String])
