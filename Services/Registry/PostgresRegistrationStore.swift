@@ -344,7 +344,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return false
     }
 
-    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int) {
+    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
         func count(_ query: PostgresQuery) async throws -> Int {
             var removed = 0
             for _ in try await database.query(query, logger: logger).decode(Int.self) { removed += 1 }
@@ -353,14 +353,19 @@ public final class PostgresRegistrationStore: RegistrationStore {
         let events = try await count("DELETE FROM processedEvents WHERE processedAt < \(now.addingTimeInterval(-window)) RETURNING 1")
         let revocations = try await count("DELETE FROM revokedTokens WHERE revokedAt < \(now.addingTimeInterval(-auditWindow)) RETURNING 1")
         let outcomes = try await count("DELETE FROM outcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
-        return (events, revocations, outcomes)
+        let logged = try await count("DELETE FROM eventLog WHERE acceptedAt < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
+        return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
     }
 
     // MARK: Outcomes
 
-    /// Records a batch in one statement. Outcomes of one delivery in the batch are folded
-    /// first (the latest by time, and their count), as one statement may change a row once.
-    public func record(_ outcomes: [Outcome]) async throws {
+    /// Records a batch in one transaction: the logged events it touches are locked first
+    /// (in one order), so of two batches finishing one event the second counts after the
+    /// first committed and exactly one sees it complete; then the outcomes, folded per
+    /// delivery first (the latest by time, and their count; one statement may change a row
+    /// once); then the events' counts.
+    @discardableResult
+    public func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent] {
         struct Folded {
             var latest: Outcome
             var count: Int
@@ -378,24 +383,199 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 order.append(key)
             }
         }
-        guard !order.isEmpty else { return }
+        guard !order.isEmpty else { return [] }
         let rows = order.compactMap { folded[$0] }
         let latest = rows.map(\.latest)
+        let touched = EventLogCounting.events(of: outcomes)
+        let logger = logger
+        return try await database.withTransaction { db in
+            var logged: [EventKey: (source: String, kind: String, acceptedAt: Date, deliveries: Int, completedAt: Date?)] = [:]
+            if !touched.isEmpty {
+                for (app, eventId, source, kind, acceptedAt, deliveries, completedAt) in try await db.run("""
+                    SELECT app, eventId, source, kind, acceptedAt, deliveries, completedAt FROM eventLog
+                    WHERE (app, eventId) IN (SELECT * FROM unnest(\(touched.map(\.app))::text[], \(touched.map(\.eventId))::text[]))
+                    ORDER BY app, eventId FOR UPDATE
+                    """, logger: logger).decode((String, String, String, String, Date, Int, Date?).self) {
+                    logged[EventKey(app: app, eventId: eventId)] = (source, kind, acceptedAt, deliveries, completedAt)
+                }
+            }
+            try await db.run("""
+                INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates, platform, deviceId)
+                SELECT app, deliveryId, eventId, status, CASE WHEN hasReason THEN reason END, CASE WHEN hasCode THEN providerCode END, at, updates,
+                    NULLIF(platform, ''), CASE WHEN hasDevice THEN deviceId END
+                FROM unnest(\(latest.map(\.app))::text[], \(latest.map(\.deliveryId))::text[], \(latest.map(\.eventId))::text[],
+                            \(latest.map(\.status.rawValue))::text[], \(latest.map { $0.reason ?? "" })::text[], \(latest.map { $0.reason != nil })::bool[],
+                            \(latest.map { $0.providerCode ?? "" })::text[], \(latest.map { $0.providerCode != nil })::bool[],
+                            \(latest.map(\.at))::timestamptz[], \(rows.map { Int64($0.count) })::bigint[],
+                            \(latest.map { $0.platform?.rawValue ?? "" })::text[], \(latest.map { $0.deviceId ?? "" })::text[], \(latest.map { $0.deviceId != nil })::bool[])
+                    AS t(app, deliveryId, eventId, status, reason, hasReason, providerCode, hasCode, at, updates, platform, deviceId, hasDevice)
+                ON CONFLICT (app, deliveryId) DO UPDATE SET
+                    updates = outcomes.updates + excluded.updates,
+                    status = CASE WHEN excluded.at >= outcomes.at THEN excluded.status ELSE outcomes.status END,
+                    reason = CASE WHEN excluded.at >= outcomes.at THEN excluded.reason ELSE outcomes.reason END,
+                    providerCode = CASE WHEN excluded.at >= outcomes.at THEN excluded.providerCode ELSE outcomes.providerCode END,
+                    platform = COALESCE(excluded.platform, outcomes.platform),
+                    deviceId = COALESCE(excluded.deviceId, outcomes.deviceId),
+                    at = GREATEST(outcomes.at, excluded.at)
+                """, logger: logger)
+            guard !logged.isEmpty else { return [] }
+            let keys = logged.keys.sorted { ($0.app, $0.eventId) < ($1.app, $1.eventId) }
+            var grouped: [EventKey: [(OutcomeStatus, Int)]] = [:]
+            for (app, eventId, status, count) in try await db.run("""
+                SELECT app, eventId, status, count(*) FROM outcomes
+                WHERE (app, eventId) IN (SELECT * FROM unnest(\(keys.map(\.app))::text[], \(keys.map(\.eventId))::text[]))
+                GROUP BY app, eventId, status
+                """, logger: logger).decode((String, String, String, Int).self) {
+                grouped[EventKey(app: app, eventId: eventId), default: []].append((OutcomeStatus(rawValue: status) ?? .failed, count))
+            }
+            let now = Date()
+            var completed: [CompletedEvent] = []
+            var counts: [EventCounts] = []
+            var progress: [String] = []
+            var completedAt: [Date?] = []
+            for key in keys {
+                let event = logged[key]!
+                let count = EventCounts(grouped[key] ?? [])
+                let finished = event.completedAt == nil && count.final >= event.deliveries
+                counts.append(count)
+                progress.append(count.progress(deliveries: event.deliveries).rawValue)
+                completedAt.append(finished ? now : event.completedAt)
+                if finished {
+                    completed.append(CompletedEvent(app: key.app, summary: EventSummary(
+                        eventId: key.eventId, source: event.source, kind: event.kind, acceptedAt: event.acceptedAt, deliveries: event.deliveries,
+                        counts: count, completedAt: now)))
+                }
+            }
+            try await db.run("""
+                UPDATE eventLog SET delivered = t.delivered, failed = t.failed, expired = t.expired, revoked = t.revoked, filtered = t.filtered,
+                    retrying = t.retrying, status = t.status, completedAt = CASE WHEN t.hasCompleted THEN t.completedAt END
+                FROM unnest(\(keys.map(\.app))::text[], \(keys.map(\.eventId))::text[], \(counts.map { Int64($0.delivered) })::bigint[],
+                            \(counts.map { Int64($0.failed) })::bigint[], \(counts.map { Int64($0.expired) })::bigint[], \(counts.map { Int64($0.revoked) })::bigint[],
+                            \(counts.map { Int64($0.filtered) })::bigint[], \(counts.map { Int64($0.retrying) })::bigint[], \(progress)::text[],
+                            \(completedAt.map { $0 ?? now })::timestamptz[], \(completedAt.map { $0 != nil })::bool[])
+                    AS t(app, eventId, delivered, failed, expired, revoked, filtered, retrying, status, completedAt, hasCompleted)
+                WHERE eventLog.app = t.app AND eventLog.eventId = t.eventId
+                """, logger: logger)
+            return completed
+        }
+    }
+
+    // MARK: Event log
+
+    public func logEvents(_ events: [LoggedEvent]) async throws {
+        var seen = Set<EventKey>()
+        let events = events.filter { seen.insert(EventKey(app: $0.app, eventId: $0.eventId)).inserted }
+            .sorted { ($0.app, $0.eventId) < ($1.app, $1.eventId) }
+        guard !events.isEmpty else { return }
         try await database.query("""
-            INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates)
-            SELECT app, deliveryId, eventId, status, CASE WHEN hasReason THEN reason END, CASE WHEN hasCode THEN providerCode END, at, updates
-            FROM unnest(\(latest.map(\.app))::text[], \(latest.map(\.deliveryId))::text[], \(latest.map(\.eventId))::text[],
-                        \(latest.map(\.status.rawValue))::text[], \(latest.map { $0.reason ?? "" })::text[], \(latest.map { $0.reason != nil })::bool[],
-                        \(latest.map { $0.providerCode ?? "" })::text[], \(latest.map { $0.providerCode != nil })::bool[],
-                        \(latest.map(\.at))::timestamptz[], \(rows.map { Int64($0.count) })::bigint[])
-                AS t(app, deliveryId, eventId, status, reason, hasReason, providerCode, hasCode, at, updates)
-            ON CONFLICT (app, deliveryId) DO UPDATE SET
-                updates = outcomes.updates + excluded.updates,
-                status = CASE WHEN excluded.at >= outcomes.at THEN excluded.status ELSE outcomes.status END,
-                reason = CASE WHEN excluded.at >= outcomes.at THEN excluded.reason ELSE outcomes.reason END,
-                providerCode = CASE WHEN excluded.at >= outcomes.at THEN excluded.providerCode ELSE outcomes.providerCode END,
-                at = GREATEST(outcomes.at, excluded.at)
+            INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries)
+            SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[], \(events.map(\.source))::text[],
+                                 \(events.map(\.kind))::text[], \(events.map(\.acceptedAt))::timestamptz[], \(events.map { Int64($0.deliveries) })::bigint[])
+            ORDER BY 1, 2
+            ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries
             """, logger: logger)
+    }
+
+    /// A cursor's position here: microseconds since 1970, exact both ways.
+    private static func micros(_ cursor: PageCursor?) throws -> Int64? {
+        guard let cursor else { return nil }
+        guard let micros = Int64(cursor.position) else {
+            throw CommandError(code: "invalid-cursor", detail: "cursor: not a cursor this list answered with")
+        }
+        return micros
+    }
+
+    public func events(app: String, _ query: EventQuery) async throws -> EventPage {
+        let cursor = try query.cursor.map(PageCursor.init(encoded:))
+        let micros = try Self.micros(cursor)
+        let status = query.status?.rawValue
+        let rows = try await database.query("""
+            SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
+                (extract(epoch FROM acceptedAt) * 1000000)::bigint
+            FROM eventLog
+            WHERE app = \(app) AND (\(status)::text IS NULL OR status = \(status)) AND (\(query.source)::text IS NULL OR source = \(query.source))
+                AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
+                AND (\(query.since)::timestamptz IS NULL OR acceptedAt >= \(query.since)) AND (\(query.until)::timestamptz IS NULL OR acceptedAt < \(query.until))
+                AND (\(micros)::bigint IS NULL OR (acceptedAt, eventId) < ('epoch'::timestamptz + \(micros)::bigint * interval '1 microsecond', \(cursor?.id)::text))
+            ORDER BY acceptedAt DESC, eventId DESC LIMIT \(Int64(query.limit + 1))
+            """, logger: logger)
+        var events: [EventSummary] = []
+        var last: PageCursor?
+        for (eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt, position)
+            in try rows.decode((String, String, String, Date, Int, Int, Int, Int, Int, Int, Int, Date?, Int64).self) {
+            guard events.count < query.limit else { return EventPage(events: events, nextCursor: last?.encoded) }
+            var counts = EventCounts()
+            (counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying) = (delivered, failed, expired, revoked, filtered, retrying)
+            events.append(EventSummary(eventId: eventId, source: source, kind: kind, acceptedAt: acceptedAt, deliveries: deliveries, counts: counts, completedAt: completedAt))
+            last = PageCursor(position: String(position), id: eventId)
+        }
+        return EventPage(events: events, nextCursor: nil)
+    }
+
+    public func devices(app: String, _ query: DeviceQuery) async throws -> DevicePage {
+        let cursor = try query.cursor.map(PageCursor.init(encoded:))
+        let micros = try Self.micros(cursor)
+        let platform = query.platform?.rawValue
+        let lastOutcome = query.lastOutcome?.rawValue
+        let rows = try await database.query("""
+            SELECT deviceId, (extract(epoch FROM createdAt) * 1000000)::bigint FROM devices d
+            WHERE app = \(app) AND (\(query.userId)::text IS NULL OR userId = \(query.userId)) AND (\(platform)::text IS NULL OR platform = \(platform))
+                AND (\(query.registeredSince)::timestamptz IS NULL OR createdAt >= \(query.registeredSince))
+                AND (\(query.tokenSuffix)::text IS NULL OR right(token, char_length(\(query.tokenSuffix))) = \(query.tokenSuffix))
+                AND (\(lastOutcome)::text IS NULL
+                     OR (SELECT o.status FROM outcomes o WHERE o.app = d.app AND o.deviceId = d.deviceId ORDER BY o.at DESC LIMIT 1) = \(lastOutcome))
+                AND (\(micros)::bigint IS NULL OR (createdAt, deviceId) < ('epoch'::timestamptz + \(micros)::bigint * interval '1 microsecond', \(cursor?.id)::text))
+            ORDER BY createdAt DESC, deviceId DESC LIMIT \(Int64(query.limit + 1))
+            """, logger: logger)
+        var page: [(id: String, position: Int64)] = []
+        for (id, position) in try rows.decode((String, Int64).self) { page.append((id, position)) }
+        let more = page.count > query.limit
+        page = Array(page.prefix(query.limit))
+        let ids = page.map(\.id)
+        guard !ids.isEmpty else { return DevicePage(devices: [], nextCursor: nil) }
+        var pushIds: [String: [String]] = [:]
+        for (deviceId, pushId) in try await database.query(
+            "SELECT deviceId, pushId FROM pushIds WHERE app = \(app) AND deviceId = ANY(\(ids)::text[]) ORDER BY pushId", logger: logger).decode((String, String).self) {
+            pushIds[deviceId, default: []].append(pushId)
+        }
+        var outcomes: [String: DeviceOutcome] = [:]
+        for (deviceId, eventId, deliveryId, status, providerCode, at) in try await database.query("""
+            SELECT DISTINCT ON (deviceId) deviceId, eventId, deliveryId, status, providerCode, at FROM outcomes
+            WHERE app = \(app) AND deviceId = ANY(\(ids)::text[]) ORDER BY deviceId, at DESC
+            """, logger: logger).decode((String, String, String, String, String?, Date).self) {
+            outcomes[deviceId] = DeviceOutcome(eventId: eventId, deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, providerCode: providerCode, at: at)
+        }
+        var records: [String: DeviceRecord] = [:]
+        for (id, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt) in try await database.query("""
+            SELECT deviceId, platform, token, os, userId, locale, keyId, p256dh, auth, createdAt, updatedAt, lastSeenAt
+            FROM devices WHERE app = \(app) AND deviceId = ANY(\(ids)::text[])
+            """, logger: logger).decode((String, String, String, String, String?, String?, String?, String?, String?, Date, Date, Date).self) {
+            let key = keyId.map { DeviceKey(keyId: $0, p256dh: p256dh ?? "", auth: auth ?? "") }
+            let registration = DeviceRegistration(
+                deviceId: id, platform: Platform(rawValue: platform) ?? .fcm, token: token, os: DeviceOS(rawValue: os) ?? .other,
+                userId: userId, pushIds: pushIds[id] ?? [], locale: locale, key: key)
+            records[id] = DeviceRecord(registration: registration, createdAt: createdAt, updatedAt: updatedAt, lastSeenAt: lastSeenAt, lastOutcome: outcomes[id])
+        }
+        let next = more ? page.last.map { PageCursor(position: String($0.position), id: $0.id).encoded } : nil
+        return DevicePage(devices: ids.compactMap { records[$0] }, nextCursor: next)
+    }
+
+    public func stats(app: String, since: Date, until: Date) async throws -> DeliveryStats {
+        var accepted: [(minute: Date, count: Int)] = []
+        for (minute, count) in try await database.query("""
+            SELECT to_char(date_trunc('minute', acceptedAt AT TIME ZONE 'UTC'), 'YYYY-MM-DD HH24:MI'), count(*) FROM eventLog
+            WHERE app = \(app) AND acceptedAt >= \(since) AND acceptedAt < \(until) GROUP BY 1
+            """, logger: logger).decode((String, Int).self) {
+            if let minute = EventLogCounting.minute(minute) { accepted.append((minute, count)) }
+        }
+        var outcomes: [(minute: Date, platform: String?, status: OutcomeStatus, count: Int)] = []
+        for (minute, platform, status, count) in try await database.query("""
+            SELECT to_char(date_trunc('minute', at AT TIME ZONE 'UTC'), 'YYYY-MM-DD HH24:MI'), platform, status, count(*) FROM outcomes
+            WHERE app = \(app) AND at >= \(since) AND at < \(until) AND eventId NOT LIKE 'callback:%' GROUP BY 1, 2, 3
+            """, logger: logger).decode((String, String?, String, Int).self) {
+            if let minute = EventLogCounting.minute(minute), let status = OutcomeStatus(rawValue: status) { outcomes.append((minute, platform, status, count)) }
+        }
+        return DeliveryStats(since: since, until: until, accepted: accepted, outcomes: outcomes)
     }
 
     public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
@@ -512,6 +692,21 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 at TIMESTAMPTZ NOT NULL, updates BIGINT NOT NULL, PRIMARY KEY (app, deliveryId));
             CREATE INDEX outcomesByEvent ON outcomes (app, eventId);
             CREATE INDEX outcomesByTime ON outcomes (at)
+            """),
+        .init("v2: the event log, an outcome's provider and device", """
+            ALTER TABLE outcomes ADD COLUMN platform TEXT, ADD COLUMN deviceId TEXT;
+            CREATE INDEX outcomesByDevice ON outcomes (app, deviceId, at);
+            CREATE INDEX outcomesByAppTime ON outcomes (app, at);
+            CREATE TABLE eventLog (
+                app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, acceptedAt TIMESTAMPTZ NOT NULL,
+                deliveries BIGINT NOT NULL, delivered BIGINT NOT NULL DEFAULT 0, failed BIGINT NOT NULL DEFAULT 0,
+                expired BIGINT NOT NULL DEFAULT 0, revoked BIGINT NOT NULL DEFAULT 0, filtered BIGINT NOT NULL DEFAULT 0,
+                retrying BIGINT NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'pending', completedAt TIMESTAMPTZ,
+                PRIMARY KEY (app, eventId));
+            CREATE INDEX eventLogByTime ON eventLog (app, acceptedAt, eventId);
+            CREATE INDEX eventLogByStatus ON eventLog (app, status, acceptedAt, eventId);
+            CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
+            CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId)
             """),
     ]
 }

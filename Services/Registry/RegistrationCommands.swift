@@ -65,6 +65,18 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "event-not-found", detail: "app \(app) has no record of event \(eventId): not resolved yet, unknown, or older than the retention", status: 404)
             }
             return RegistrationReply(event: status)
+        case .listEvents(let app, let query):
+            try Self.checkPage(query.limit)
+            return RegistrationReply(events: try await store.events(app: app, query))
+        case .listDevices(let app, let query):
+            try Self.checkPage(query.limit)
+            if let userId = query.userId { try Self.check(userId, "userId") }
+            return RegistrationReply(devices: try await store.devices(app: app, query))
+        case .stats(let app, let since, let until):
+            guard since < until, until.timeIntervalSince(since) <= Self.longestStatsWindow else {
+                throw CommandError(code: "invalid-window", detail: "window: from 1 minute to 24 hours")
+            }
+            return RegistrationReply(stats: try await store.stats(app: app, since: since, until: until))
         case .setSponsee(let app, let sponseeId, let type, let value):
             try Self.check(sponseeId, "id")
             switch type {
@@ -96,6 +108,16 @@ public struct RegistrationCommands: Sendable {
             } catch let error as HeraldCryptoError {
                 throw CommandError(code: "invalid-key", detail: "key.\(error.description)", status: 422)
             }
+        }
+    }
+
+    /// The largest page a list answers with, and the longest window `GET /stats` counts.
+    public static let largestPage = 200
+    public static let longestStatsWindow: TimeInterval = 24 * 3600
+
+    static func checkPage(_ limit: Int) throws {
+        guard (1...largestPage).contains(limit) else {
+            throw CommandError(code: "invalid-limit", detail: "limit must be 1 to \(largestPage)")
         }
     }
 

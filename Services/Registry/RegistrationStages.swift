@@ -26,7 +26,7 @@ public enum RegistrationStages {
     /// processed in one transaction once its deliveries are confirmed, so a crash in between
     /// redelivers the events and repeats the same ids.
     public static func resolving(
-        runtime: ServiceRuntime, apps: AppsConfiguration, store: any AudienceStore & EventClaimStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
+        runtime: ServiceRuntime, apps: AppsConfiguration, store: any AudienceStore & EventClaimStore & EventLogStore, routes: StageRoutes = events, prefetch: UInt16 = 256, batchSize: Int = 64,
         batchesInFlight: Int = 1
     ) -> Stage<NotificationEvent> {
         let resolver = AudienceResolver(store: store, apps: apps)
@@ -58,6 +58,12 @@ public enum RegistrationStages {
                     outputs.append(try fanOut(event, to: audiences[next], routes: routes, counters: (resolved, empty, fannedOut)))
                     next += 1
                 }
+                // Logged before any delivery is out, so no outcome arrives before its event.
+                try await store.logEvents(zip(events, outputs).compactMap { event, emissions in
+                    emissions.map {
+                        LoggedEvent(app: event.app, eventId: event.id, source: event.source.rawValue, kind: event.kind, acceptedAt: event.acceptedAt ?? Date(), deliveries: $0.count)
+                    }
+                })
             } catch {
                 // The stage releases only after the handler returned: these claims are ours to end.
                 await store.release(zip(keys(events), claims).filter { $0.1 == .claimed }.map(\.0))
@@ -193,11 +199,13 @@ public enum RegistrationStages {
         return .callback(.deviceRevoked, app: revocation.app, key: revocation.messageId, data: data, at: at)
     }
 
-    /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`.
-    /// Outcomes are recorded in batches of up to `batchSize` messages, one transaction each,
-    /// one batch at a time: what arrives while a batch is written is the next batch. A
-    /// failed, expired or delivered outcome is also a callback (`delivery.failed`, …) for an
-    /// app that asked for it, once recorded; a callback's own outcomes are not.
+    /// Consumes every outcome and keeps each delivery's latest, for `GET /events/{eventId}`,
+    /// and its event's counts, for `GET /events`. Outcomes are recorded in batches of up to
+    /// `batchSize` messages, one transaction each, one batch at a time: what arrives while a
+    /// batch is written is the next batch. A failed, expired or delivered outcome is also a
+    /// callback (`delivery.failed`, …) for an app that asked for it, once recorded, and an
+    /// event whose last delivery this batch finished an `event.completed`; a callback's own
+    /// outcomes are not.
     public static func recordingOutcomes(
         runtime: ServiceRuntime, apps: AppsConfiguration = AppsConfiguration(), store: any OutcomeStore, routes: StageRoutes = outcomes,
         callbacks: ExchangeSpec = HeraldTopology.Exchange.dispatch, prefetch: UInt16 = 512, batchSize: Int = 256, batchesInFlight: Int = 1
@@ -205,14 +213,34 @@ public enum RegistrationStages {
         let recorded = Counter(label: "herald_registration_outcomes_recorded_total")
         let byStatus = DeliveryOutcomeCounters()
         return Stage("registration.outcomes", consuming: routes.input, prefetch: prefetch, batchSize: batchSize, batchesInFlight: batchesInFlight, runtime: runtime) { outcomes in
-            try await store.record(outcomes)
+            let completed = try await store.record(outcomes)
             recorded.increment(by: outcomes.count)
             for outcome in outcomes { byStatus.count(outcome) }
-            return try outcomes.map { outcome in
+            var outputs: [[Emission]?] = try outcomes.map { outcome in
                 guard let callback = deliveryCallback(outcome, apps: apps) else { return [] }
                 return [try .publish(callback, to: callbacks, routingKey: HeraldTopology.RoutingKey.dispatch(.callback))]
             }
+            // Each with the last outcome of its event in the batch.
+            for event in completed where apps.apps[event.app]?.callbacks?.wants(.eventCompleted) == true {
+                guard let index = outcomes.lastIndex(where: { $0.app == event.app && $0.eventId == event.summary.eventId }) else { continue }
+                outputs[index] = (outputs[index] ?? []) + [try .publish(
+                    completedCallback(event), to: callbacks, routingKey: HeraldTopology.RoutingKey.dispatch(.callback))]
+            }
+            return outputs
         }
+    }
+
+    /// The `event.completed` callback of an event: its source and kind, status and counts
+    /// (numbers as text, as every callback's data), the time it completed; one id per event.
+    static func completedCallback(_ event: CompletedEvent) -> DispatchRequest {
+        let summary = event.summary
+        let counts = summary.counts
+        let data = [
+            "app": event.app, "eventId": summary.eventId, "source": summary.source, "kind": summary.kind, "status": summary.status.rawValue,
+            "deliveries": String(summary.deliveries), "delivered": String(counts.delivered), "failed": String(counts.failed),
+            "expired": String(counts.expired), "revoked": String(counts.revoked), "filtered": String(counts.filtered),
+        ]
+        return .callback(.eventCompleted, app: event.app, key: summary.eventId, data: data, at: summary.completedAt ?? Date())
     }
 
     /// The callback an outcome is for its app, if the app asked for that kind: the delivery,

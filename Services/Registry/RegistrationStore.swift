@@ -11,10 +11,20 @@ import HeraldModel
 /// Across replicas the rules hold by constraints, not by reading first: a device id is one
 /// row (last registration wins, so one user per device), a token belongs to one device, and
 /// an event id is claimed by one process at a time.
-public protocol RegistrationStore: DeviceStore, AudienceStore, SponseeStore, EventClaimStore, OutcomeStore {
+public protocol RegistrationStore: DeviceStore, AudienceStore, SponseeStore, EventClaimStore, OutcomeStore, EventLogStore {
     /// Forgets processed event ids older than `window`, revocation audit rows older than
-    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
-    func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int)
+    /// `auditWindow`, and delivery outcomes and logged events older than `outcomeWindow`;
+    /// returns how many of each.
+    func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts
+}
+
+/// How many rows a prune removed, by kind.
+public struct PruneCounts: Sendable, Hashable {
+    public var events: Int
+    public var revocations: Int
+    public var outcomes: Int
+    /// Logged events (`GET /events`).
+    public var logged: Int
 }
 
 /// Devices and their tokens, and what became of dead ones.
@@ -32,6 +42,9 @@ public protocol DeviceStore: Sendable {
     func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult
     /// Revocation audit rows for a token (newest first).
     func revocations(app: String, token: String) async throws -> [RevocationRecord]
+    /// A page of the app's devices, most recently registered first, each with its latest
+    /// outcome.
+    func devices(app: String, _ query: DeviceQuery) async throws -> DevicePage
 }
 
 /// What an event's audience resolves to: users' and push ids' devices, sponsees, and the
@@ -65,10 +78,25 @@ public protocol EventClaimStore: Sendable {
 /// What became of each delivery.
 public protocol OutcomeStore: Sendable {
     /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
-    /// never hides the `delivered` that followed it) and counting how many arrived.
-    func record(_ outcomes: [Outcome]) async throws
+    /// never hides the `delivered` that followed it) and counting how many arrived; counts
+    /// the logged events they belong to again and returns those this batch completed (each
+    /// once: the batch that gives an event its last final outcome).
+    @discardableResult
+    func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent]
     /// What became of an event; nil when nothing is known of it.
     func eventStatus(app: String, eventId: String) async throws -> EventStatus?
+}
+
+/// The log of the events Registration fanned out, with their outcomes' counts: what
+/// `GET /events` lists and `GET /stats` counts. Kept as long as outcomes.
+public protocol EventLogStore: Sendable {
+    /// Logs events before their deliveries are published (so no outcome can come first),
+    /// with how many outcomes each awaits; an event fanned out again keeps its counts.
+    func logEvents(_ events: [LoggedEvent]) async throws
+    /// A page of the app's logged events, most recent first.
+    func events(app: String, _ query: EventQuery) async throws -> EventPage
+    /// The app's events accepted and outcomes per minute and provider in `since..<until`.
+    func stats(app: String, since: Date, until: Date) async throws -> DeliveryStats
 }
 
 extension DeviceStore {
@@ -99,7 +127,7 @@ extension EventClaimStore {
 
 extension RegistrationStore {
     @discardableResult
-    public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval = 7 * 24 * 3600) async throws -> (events: Int, revocations: Int, outcomes: Int) {
+    public func prune(now: Date = Date(), window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval = 7 * 24 * 3600) async throws -> PruneCounts {
         try await prune(now: now, window: window, auditWindow: auditWindow, outcomeWindow: outcomeWindow)
     }
 }

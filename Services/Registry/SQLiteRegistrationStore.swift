@@ -257,37 +257,194 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Forgets processed event ids older than `window`, revocation audit rows older than
     /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
-    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> (events: Int, revocations: Int, outcomes: Int) {
+    public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM processedEvents WHERE processedAt < ?", arguments: [now.addingTimeInterval(-window)])
             let events = db.changesCount
             try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
             let revocations = db.changesCount
             try db.execute(sql: "DELETE FROM outcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
-            return (events, revocations, db.changesCount)
+            let outcomes = db.changesCount
+            try db.execute(sql: "DELETE FROM eventLog WHERE acceptedAt < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
+            return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: db.changesCount)
         }
     }
 
     // MARK: Outcomes
 
     /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
-    /// never hides the `delivered` that followed it) and counting how many arrived.
-    public func record(_ outcomes: [Outcome]) async throws {
+    /// never hides the `delivered` that followed it) and counting how many arrived; then
+    /// counts again the logged events they belong to, and returns those whose last delivery
+    /// this batch finished.
+    @discardableResult
+    public func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent] {
         try await database.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates) VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates, platform, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
                 ON CONFLICT (app, deliveryId) DO UPDATE SET
                     updates = updates + 1,
                     status = CASE WHEN excluded.at >= at THEN excluded.status ELSE status END,
                     reason = CASE WHEN excluded.at >= at THEN excluded.reason ELSE reason END,
                     providerCode = CASE WHEN excluded.at >= at THEN excluded.providerCode ELSE providerCode END,
+                    platform = COALESCE(excluded.platform, platform),
+                    deviceId = COALESCE(excluded.deviceId, deviceId),
                     at = MAX(at, excluded.at)
                 """)
             for outcome in outcomes {
                 try statement.execute(arguments: [
                     outcome.app, outcome.deliveryId, outcome.eventId, outcome.status.rawValue, outcome.reason, outcome.providerCode, outcome.at,
+                    outcome.platform?.rawValue, outcome.deviceId,
                 ])
             }
+            return try Self.count(db, EventLogCounting.events(of: outcomes), now: Date())
+        }
+    }
+
+    /// Counts the outcomes of logged events again, and marks complete those whose deliveries
+    /// all have a final outcome now.
+    private static func count(_ db: Database, _ events: [EventKey], now: Date) throws -> [CompletedEvent] {
+        let logged = try db.cachedStatement(sql: "SELECT source, kind, acceptedAt, deliveries, completedAt FROM eventLog WHERE app = ? AND eventId = ?")
+        let grouped = try db.cachedStatement(sql: "SELECT status, count(*) FROM outcomes WHERE app = ? AND eventId = ? GROUP BY status")
+        let update = try db.cachedStatement(sql: """
+            UPDATE eventLog SET delivered = ?, failed = ?, expired = ?, revoked = ?, filtered = ?, retrying = ?, status = ?, completedAt = ?
+            WHERE app = ? AND eventId = ?
+            """)
+        var completed: [CompletedEvent] = []
+        for event in events {
+            guard let row = try Row.fetchOne(logged, arguments: [event.app, event.eventId]) else { continue }
+            let counts = EventCounts(try Row.fetchAll(grouped, arguments: [event.app, event.eventId]).map {
+                (OutcomeStatus(rawValue: $0[0]) ?? .failed, $0[1] as Int)
+            })
+            let deliveries: Int = row["deliveries"]
+            var completedAt: Date? = row["completedAt"]
+            let finished = completedAt == nil && counts.final >= deliveries
+            if finished { completedAt = now }
+            try update.execute(arguments: [
+                counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying,
+                counts.progress(deliveries: deliveries).rawValue, completedAt, event.app, event.eventId,
+            ])
+            if finished {
+                completed.append(CompletedEvent(app: event.app, summary: EventSummary(
+                    eventId: event.eventId, source: row["source"], kind: row["kind"], acceptedAt: row["acceptedAt"], deliveries: deliveries,
+                    counts: counts, completedAt: completedAt)))
+            }
+        }
+        return completed
+    }
+
+    // MARK: Event log
+
+    /// Logs events about to be fanned out; an event fanned out again (after a failure)
+    /// keeps its counts and takes its new number of deliveries.
+    public func logEvents(_ events: [LoggedEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries
+                """)
+            for event in events {
+                try statement.execute(arguments: [event.app, event.eventId, event.source, event.kind, event.acceptedAt, event.deliveries])
+            }
+        }
+    }
+
+    /// A page of the app's logged events, most recent first.
+    public func events(app: String, _ query: EventQuery) async throws -> EventPage {
+        let cursor = try query.cursor.map(PageCursor.init(encoded:))
+        return try await database.read { db in
+            var conditions = ["app = ?"]
+            var arguments: [(any DatabaseValueConvertible)?] = [app]
+            if let status = query.status { conditions.append("status = ?"); arguments.append(status.rawValue) }
+            if let source = query.source { conditions.append("source = ?"); arguments.append(source) }
+            if let kind = query.kind { conditions.append("kind = ?"); arguments.append(kind) }
+            if let since = query.since { conditions.append("acceptedAt >= ?"); arguments.append(since) }
+            if let until = query.until { conditions.append("acceptedAt < ?"); arguments.append(until) }
+            if let cursor {
+                conditions.append("(acceptedAt < ? OR (acceptedAt = ? AND eventId < ?))")
+                arguments += [cursor.position, cursor.position, cursor.id]
+            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
+                    CAST(acceptedAt AS TEXT) AS position
+                FROM eventLog WHERE \(conditions.joined(separator: " AND ")) ORDER BY acceptedAt DESC, eventId DESC LIMIT ?
+                """, arguments: StatementArguments(arguments + [query.limit + 1]))
+            let page = rows.prefix(query.limit)
+            let events = page.map { row in
+                var counts = EventCounts()
+                counts.delivered = row["delivered"]
+                counts.failed = row["failed"]
+                counts.expired = row["expired"]
+                counts.revoked = row["revoked"]
+                counts.filtered = row["filtered"]
+                counts.retrying = row["retrying"]
+                return EventSummary(
+                    eventId: row["eventId"], source: row["source"], kind: row["kind"], acceptedAt: row["acceptedAt"], deliveries: row["deliveries"],
+                    counts: counts, completedAt: row["completedAt"])
+            }
+            let next = rows.count > query.limit ? page.last.map { PageCursor(position: $0["position"], id: $0["eventId"]).encoded } : nil
+            return EventPage(events: events, nextCursor: next)
+        }
+    }
+
+    /// A page of the app's devices, most recently registered first, with each one's latest
+    /// outcome.
+    public func devices(app: String, _ query: DeviceQuery) async throws -> DevicePage {
+        let cursor = try query.cursor.map(PageCursor.init(encoded:))
+        return try await database.read { db in
+            var conditions = ["app = ?"]
+            var arguments: [(any DatabaseValueConvertible)?] = [app]
+            if let userId = query.userId { conditions.append("userId = ?"); arguments.append(userId) }
+            if let platform = query.platform { conditions.append("platform = ?"); arguments.append(platform.rawValue) }
+            if let since = query.registeredSince { conditions.append("createdAt >= ?"); arguments.append(since) }
+            if let suffix = query.tokenSuffix { conditions.append("substr(token, -?) = ?"); arguments += [suffix.count, suffix] }
+            if let status = query.lastOutcome {
+                conditions.append("(SELECT o.status FROM outcomes o WHERE o.app = devices.app AND o.deviceId = devices.deviceId ORDER BY o.at DESC LIMIT 1) = ?")
+                arguments.append(status.rawValue)
+            }
+            if let cursor {
+                conditions.append("(createdAt < ? OR (createdAt = ? AND deviceId < ?))")
+                arguments += [cursor.position, cursor.position, cursor.id]
+            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT deviceId, CAST(createdAt AS TEXT) AS position FROM devices
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY createdAt DESC, deviceId DESC LIMIT ?
+                """, arguments: StatementArguments(arguments + [query.limit + 1]))
+            let page = Array(rows.prefix(query.limit))
+            let ids: [String] = page.map { $0["deviceId"] }
+            let records = Dictionary(try Self.devices(db, app: app, where: "deviceId IN", ids).map { ($0.registration.deviceId, $0) }, uniquingKeysWith: { a, _ in a })
+            let last = try db.cachedStatement(sql: """
+                SELECT eventId, deliveryId, status, providerCode, at FROM outcomes WHERE app = ? AND deviceId = ? ORDER BY at DESC LIMIT 1
+                """)
+            let devices = try ids.compactMap { id -> DeviceRecord? in
+                guard var record = records[id] else { return nil }
+                if let row = try Row.fetchOne(last, arguments: [app, id]) {
+                    record.lastOutcome = DeviceOutcome(
+                        eventId: row["eventId"], deliveryId: row["deliveryId"], status: OutcomeStatus(rawValue: row["status"]) ?? .failed,
+                        providerCode: row["providerCode"], at: row["at"])
+                }
+                return record
+            }
+            let next = rows.count > query.limit ? page.last.map { PageCursor(position: $0["position"], id: $0["deviceId"]).encoded } : nil
+            return DevicePage(devices: devices, nextCursor: next)
+        }
+    }
+
+    /// The app's events accepted and outcomes per minute and provider from `since` to `until`
+    /// (callbacks left out: they are not events).
+    public func stats(app: String, since: Date, until: Date) async throws -> DeliveryStats {
+        try await database.read { db in
+            let accepted = try Row.fetchAll(db, sql: """
+                SELECT substr(acceptedAt, 1, 16) AS minute, count(*) FROM eventLog WHERE app = ? AND acceptedAt >= ? AND acceptedAt < ? GROUP BY minute
+                """, arguments: [app, since, until]).compactMap { row in EventLogCounting.minute(row[0]).map { ($0, row[1] as Int) } }
+            let outcomes = try Row.fetchAll(db, sql: """
+                SELECT substr(at, 1, 16) AS minute, platform, status, count(*) FROM outcomes
+                WHERE app = ? AND at >= ? AND at < ? AND eventId NOT LIKE 'callback:%' GROUP BY minute, platform, status
+                """, arguments: [app, since, until]).compactMap { row -> (Date, String?, OutcomeStatus, Int)? in
+                guard let minute = EventLogCounting.minute(row[0]), let status = OutcomeStatus(rawValue: row[2]) else { return nil }
+                return (minute, row[1], status, row[3])
+            }
+            return DeliveryStats(since: since, until: until, accepted: accepted, outcomes: outcomes)
         }
     }
 
@@ -415,6 +572,24 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: """
                 DROP INDEX pushIdsByPushId;
                 CREATE INDEX pushIdsByPushId ON pushIds (app, pushId, deviceId);
+                """)
+        }
+        migrator.registerMigration("v5: the event log, an outcome's provider and device") { db in
+            try db.execute(sql: """
+                ALTER TABLE outcomes ADD COLUMN platform TEXT;
+                ALTER TABLE outcomes ADD COLUMN deviceId TEXT;
+                CREATE INDEX outcomesByDevice ON outcomes (app, deviceId, at);
+                CREATE INDEX outcomesByAppTime ON outcomes (app, at);
+                CREATE TABLE eventLog (
+                    app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, acceptedAt DATETIME NOT NULL,
+                    deliveries INTEGER NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+                    expired INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0, filtered INTEGER NOT NULL DEFAULT 0,
+                    retrying INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'pending', completedAt DATETIME,
+                    PRIMARY KEY (app, eventId));
+                CREATE INDEX eventLogByTime ON eventLog (app, acceptedAt, eventId);
+                CREATE INDEX eventLogByStatus ON eventLog (app, status, acceptedAt, eventId);
+                CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
+                CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId);
                 """)
         }
         return migrator

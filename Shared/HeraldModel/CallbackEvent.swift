@@ -13,6 +13,8 @@ public enum CallbackEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case deliveryExpired = "delivery.expired"
     /// A provider accepted a delivery: one callback per push, so only for apps that want it.
     case deliveryDelivered = "delivery.delivered"
+    /// Every delivery of an event has its final outcome: the event's counts.
+    case eventCompleted = "event.completed"
 
     /// The event ids of callbacks begin so (`callback:<id>`): their own outcomes are not
     /// called back.

@@ -50,12 +50,15 @@ public struct DeviceRecord: Codable, Sendable, Hashable {
     public var createdAt: Date
     public var updatedAt: Date
     public var lastSeenAt: Date
+    /// The device's latest delivery outcome, in a list of devices.
+    public var lastOutcome: DeviceOutcome?
 
-    public init(registration: DeviceRegistration, createdAt: Date, updatedAt: Date, lastSeenAt: Date) {
+    public init(registration: DeviceRegistration, createdAt: Date, updatedAt: Date, lastSeenAt: Date, lastOutcome: DeviceOutcome? = nil) {
         self.registration = registration
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.lastSeenAt = lastSeenAt
+        self.lastOutcome = lastOutcome
     }
 
     /// The device as a delivery names it.
@@ -63,5 +66,22 @@ public struct DeviceRecord: Codable, Sendable, Hashable {
         DeviceTarget(
             id: registration.deviceId, platform: registration.platform, token: registration.token, os: registration.os,
             userId: registration.userId, locale: registration.locale, key: registration.key)
+    }
+}
+
+/// A device's latest delivery outcome: which event, what became of it, and when.
+public struct DeviceOutcome: Codable, Sendable, Hashable {
+    public var eventId: String
+    public var deliveryId: String
+    public var status: OutcomeStatus
+    public var providerCode: String?
+    public var at: Date
+
+    public init(eventId: String, deliveryId: String, status: OutcomeStatus, providerCode: String? = nil, at: Date) {
+        self.eventId = eventId
+        self.deliveryId = deliveryId
+        self.status = status
+        self.providerCode = providerCode
+        self.at = at
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The commands the gateway sends to Registration over AMQP RPC (queue
 /// `registration.commands`, type `herald.registration-command.v1`), each answered with a
 /// `RegistrationReply` or a `CommandError`. Encoded with the command as the single key:
@@ -19,12 +21,18 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     case setSponsee(app: String, sponseeId: String, type: Int, value: String)
     /// What became of an event's deliveries.
     case eventStatus(app: String, eventId: String)
+    /// A page of the app's events, most recent first.
+    case listEvents(app: String, query: EventQuery)
+    /// A page of the app's devices, most recently registered first.
+    case listDevices(app: String, query: DeviceQuery)
+    /// The app's counts from `since` to `until`, per minute and per provider.
+    case stats(app: String, since: Date, until: Date)
 
     public var app: String {
         switch self {
         case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
              .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _),
-             .eventStatus(let app, _):
+             .eventStatus(let app, _), .listEvents(let app, _), .listDevices(let app, _), .stats(let app, _, _):
             return app
         }
     }
@@ -42,8 +50,17 @@ public struct RegistrationReply: Codable, Sendable, Hashable {
     public var addressKey: AddressKey?
     public var sponsee: Sponsee?
     public var event: EventStatus?
+    public var events: EventPage?
+    public var devices: DevicePage?
+    public var stats: DeliveryStats?
 
-    public init(device: DeviceRecord? = nil, removed: Bool? = nil, detail: String? = nil, addressKey: AddressKey? = nil, sponsee: Sponsee? = nil, event: EventStatus? = nil) {
+    public init(
+        device: DeviceRecord? = nil, removed: Bool? = nil, detail: String? = nil, addressKey: AddressKey? = nil, sponsee: Sponsee? = nil, event: EventStatus? = nil,
+        events: EventPage? = nil, devices: DevicePage? = nil, stats: DeliveryStats? = nil
+    ) {
+        self.events = events
+        self.devices = devices
+        self.stats = stats
         self.device = device
         self.removed = removed
         self.detail = detail

@@ -120,4 +120,36 @@ struct OutcomeRecordingStageTests {
             #expect(callbacks.first?.data == ["app": "a", "eventId": "ev-1", "deliveryId": "d-failed", "status": "failed", "providerCode": "INVALID_ARGUMENT"])
         }
     }
+
+    @Test(arguments: StoreBackend.available)
+    func anEventsLastFinalOutcomeIsOneEventCompletedCallbackWithItsCounts(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await RegistrySamples.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let apps = AppsConfiguration(apps: ["a": AppConfiguration(callbacks: .init(url: "https://tenant.example/cb", signingSecretFile: "/s", events: [.eventCompleted]))])
+        let harness = try StageHarness(
+            "event-completed", exchanges: ["outcomes": .topic, "dispatch": .direct], queues: ["callbacks": ("dispatch", "callback")])
+        let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["outcomes"]!, outcomes: harness.exchanges["outcomes"]!)
+        let stage = RegistrationStages.recordingOutcomes(runtime: harness.runtime, apps: apps, store: store, routes: routes, callbacks: harness.exchanges["dispatch"]!)
+        try await store.logEvents([LoggedEvent(app: "a", eventId: "ev-1", source: "api", kind: "chat.message", acceptedAt: Date(), deliveries: 3)])
+        try await harness.run([stage], collecting: ["callbacks"]) { collectors in
+            try await harness.publish(OutcomeRecordTests.outcome("d1", .retrying, at: 1))
+            try await harness.publish(OutcomeRecordTests.outcome("d1", .delivered, at: 2))
+            try await harness.publish(OutcomeRecordTests.outcome("d2", .filtered, at: 3))
+            try await eventually("two outcomes recorded") { try await store.eventStatus(app: "a", eventId: "ev-1")?.deliveries.count == 2 }
+            try await harness.publish(OutcomeRecordTests.outcome("d3", .revoked, at: 4))
+            try await collectors[0].inbox.waitUntil("the event's completion") { !$0.isEmpty }
+            // A repeat of the last outcome, once recorded, completes nothing again.
+            try await harness.publish(OutcomeRecordTests.outcome("d3", .revoked, at: 4))
+            try await eventually("the repeat recorded") {
+                try await store.eventStatus(app: "a", eventId: "ev-1")?.deliveries.first { $0.deliveryId == "d3" }?.updates == 2
+            }
+            let callbacks = try await collectors[0].inbox.messages.map { try $0.decode(DispatchRequest.self) }
+            #expect(callbacks.count == 1, "\(callbacks.map(\.data))")
+            #expect(callbacks.first?.kind == "event.completed")
+            #expect(callbacks.first?.data == [
+                "app": "a", "eventId": "ev-1", "source": "api", "kind": "chat.message", "status": "partial", "deliveries": "3",
+                "delivered": "1", "failed": "0", "expired": "0", "revoked": "1", "filtered": "1",
+            ])
+        }
+    }
 }

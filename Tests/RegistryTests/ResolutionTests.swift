@@ -25,7 +25,7 @@ struct ResolutionTests {
                 queues: ["resolved": ("deliveries", "resolved"), "outcomes": ("outcomes", "#")])
         }
 
-        func run(store: (any AudienceStore & EventClaimStore)? = nil, _ body: ([Collector]) async throws -> Void) async throws {
+        func run(store: (any AudienceStore & EventClaimStore & EventLogStore)? = nil, _ body: ([Collector]) async throws -> Void) async throws {
             let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["deliveries"]!, outcomes: harness.exchanges["outcomes"]!)
             try await harness.run([RegistrationStages.resolving(runtime: harness.runtime, apps: harness.herald.apps, store: store ?? self.store, routes: routes)], collecting: ["resolved", "outcomes"], body)
             try? FileManager.default.removeItem(at: directory)
@@ -34,6 +34,23 @@ struct ResolutionTests {
 
     static func deliveries(_ collector: Collector) async throws -> [Delivery] {
         try await collector.inbox.messages.map { try $0.decode(Delivery.self) }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func eachFannedOutEventIsLoggedWithTheOutcomesItAwaits(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
+        let store = fixture.store
+        try await store.register(app: "demo", S.device("u1-a", user: "u1"))
+        try await store.register(app: "demo", S.device("u1-b", user: "u1"))
+        try await fixture.run { collectors in
+            try await fixture.harness.publish(S.event("two", audience: .users(["u1"])))
+            try await fixture.harness.publish(S.event("nobody", audience: .users(["nobody"])))
+            try await collectors[0].inbox.waitUntil("2 deliveries") { $0.count == 2 }
+            try await collectors[1].inbox.waitUntil("the no-audience outcome") { $0.count == 1 }
+            let logged = try await store.events(app: "demo", EventQuery()).events
+            #expect(Dictionary(uniqueKeysWithValues: logged.map { ($0.eventId, $0.deliveries) }) == ["two": 2, "nobody": 1])
+            #expect(logged.allSatisfy { $0.source == "api" && $0.kind == "test" && $0.status == .pending })
+        }
     }
 
     @Test(arguments: StoreBackend.available)
@@ -166,7 +183,7 @@ enum AudienceResolverIds {
 
 /// The store the stage uses, noting every event it asks to claim: a test waits on it to
 /// know the stage has decided on a copy.
-final class ObservedClaims: AudienceStore, EventClaimStore {
+final class ObservedClaims: AudienceStore, EventClaimStore, EventLogStore {
     let store: any RegistrationStore
     let asked = Mutex<Set<EventKey>>([])
 
@@ -183,4 +200,7 @@ final class ObservedClaims: AudienceStore, EventClaimStore {
     func markProcessed(_ events: [EventKey], at now: Date) async throws { try await store.markProcessed(events, at: now) }
     func release(_ events: [EventKey]) async { await store.release(events) }
     func isProcessed(app: String, eventId: String) async throws -> Bool { try await store.isProcessed(app: app, eventId: eventId) }
+    func logEvents(_ events: [LoggedEvent]) async throws { try await store.logEvents(events) }
+    func events(app: String, _ query: EventQuery) async throws -> EventPage { try await store.events(app: app, query) }
+    func stats(app: String, since: Date, until: Date) async throws -> DeliveryStats { try await store.stats(app: app, since: since, until: until) }
 }
