@@ -8,8 +8,8 @@ import ServiceKit
 /// read this table.
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
-    case emailMessages, emailAddressKey, webcomEvents, getEvent
-    case putDevice, getDevice, deleteDevice, getConfiguration, putConfiguration
+    case emailMessages, emailAddressKey, webcomEvents, getEvent, listEvents, getStats
+    case listDevices, listUserDevices, putDevice, getDevice, deleteDevice, getConfiguration, putConfiguration
     case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
     case getSettings, putSettings
 
@@ -42,6 +42,10 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .emailMessages: Route(.post, "/email/messages", .events) { try await $0.emailMessages($1) }
         case .webcomEvents: Route(.post, "/webcom/events", .events) { try await $0.webcomEvents($1) }
         case .getEvent: Route(.get, "/events/:eventId", .events) { try await $0.getEvent($1) }
+        case .listEvents: Route(.get, "/events", .events) { try await $0.listEvents($1) }
+        case .getStats: Route(.get, "/stats", .events) { try await $0.getStats($1) }
+        case .listDevices: Route(.get, "/devices", .devices) { try await $0.listDevices($1) }
+        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices) { try await $0.listUserDevices($1) }
         case .smartIDDevices: Route(.post, "/smartid/devices", .devices) { try await $0.smartIDDevices($1) }
         case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices) { try await $0.evernymSponsee($1) }
         case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices) { try await $0.emailAddressKey($1) }

@@ -181,6 +181,32 @@ public struct Gateway: Sendable {
         return try Self.json(200, reply)
     }
 
+    func listEvents(_ call: Call) async throws -> Reply {
+        let reply = try await self.call(RegistrationCommand.listEvents(app: call.app, query: try ListQuery(query: call.request.query).events()), to: .registration, RegistrationReply.self)
+        return try Self.json(200, reply.events ?? EventPage(events: [], nextCursor: nil))
+    }
+
+    func getStats(_ call: Call) async throws -> Reply {
+        let window = try ListQuery(query: call.request.query).window()
+        return try await registry(.stats(app: call.app, since: call.now.addingTimeInterval(-window), until: call.now), status: 200)
+    }
+
+    func listDevices(_ call: Call) async throws -> Reply {
+        try await devices(.listDevices(app: call.app, query: try ListQuery(query: call.request.query).devices(platforms: providers.devicePlatforms)))
+    }
+
+    func listUserDevices(_ call: Call) async throws -> Reply {
+        let query = try ListQuery(query: call.request.query).devices(userId: try call.parameter("userId"), platforms: providers.devicePlatforms)
+        return try await devices(.listDevices(app: call.app, query: query))
+    }
+
+    /// A page of devices, their tokens masked.
+    private func devices(_ command: RegistrationCommand) async throws -> Reply {
+        var page = try await call(command, to: .registration, RegistrationReply.self).devices ?? DevicePage(devices: [], nextCursor: nil)
+        for index in page.devices.indices { page.devices[index].registration.token = TokenMask.masked(page.devices[index].registration.token) }
+        return try Self.json(200, page)
+    }
+
     func smartIDDevices(_ call: Call) async throws -> Reply {
         let body = try call.fields()
         // The profiles of profileID (one or a list) and profileIDs together.
@@ -368,8 +394,12 @@ public struct Gateway: Sendable {
         return accepted
     }
 
+    /// A registration command's answer, with every device's token masked: outside the
+    /// provider request Herald shows only its first and last six characters.
     private func registry(_ command: RegistrationCommand, status: Int) async throws -> Reply {
-        try Self.json(status, try await call(command, to: .registration, RegistrationReply.self))
+        var reply = try await call(command, to: .registration, RegistrationReply.self)
+        if let token = reply.device?.registration.token { reply.device?.registration.token = TokenMask.masked(token) }
+        return try Self.json(status, reply)
     }
 
     private func preference(_ command: PreferenceCommand) async throws -> Reply {

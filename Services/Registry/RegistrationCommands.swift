@@ -73,7 +73,7 @@ public struct RegistrationCommands: Sendable {
             if let userId = query.userId { try Self.check(userId, "userId") }
             return RegistrationReply(devices: try await store.devices(app: app, query))
         case .stats(let app, let since, let until):
-            guard since < until, until.timeIntervalSince(since) <= Self.longestStatsWindow else {
+            guard since < until, until.timeIntervalSince(since) <= ListLimits.longestStatsWindow else {
                 throw CommandError(code: "invalid-window", detail: "window: from 1 minute to 24 hours")
             }
             return RegistrationReply(stats: try await store.stats(app: app, since: since, until: until))
@@ -111,13 +111,9 @@ public struct RegistrationCommands: Sendable {
         }
     }
 
-    /// The largest page a list answers with, and the longest window `GET /stats` counts.
-    public static let largestPage = 200
-    public static let longestStatsWindow: TimeInterval = 24 * 3600
-
     static func checkPage(_ limit: Int) throws {
-        guard (1...largestPage).contains(limit) else {
-            throw CommandError(code: "invalid-limit", detail: "limit must be 1 to \(largestPage)")
+        guard (1...ListLimits.largestPage).contains(limit) else {
+            throw CommandError(code: "invalid-limit", detail: "limit must be 1 to \(ListLimits.largestPage)")
         }
     }
 

@@ -397,7 +397,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             if let userId = query.userId { conditions.append("userId = ?"); arguments.append(userId) }
             if let platform = query.platform { conditions.append("platform = ?"); arguments.append(platform.rawValue) }
             if let since = query.registeredSince { conditions.append("createdAt >= ?"); arguments.append(since) }
-            if let suffix = query.tokenSuffix { conditions.append("substr(token, -?) = ?"); arguments += [suffix.count, suffix] }
+            if let suffix = query.tokenSuffix { conditions.append("substr(token, -?) = ?"); arguments += [suffix.unicodeScalars.count, suffix] }
             if let status = query.lastOutcome {
                 conditions.append("(SELECT o.status FROM outcomes o WHERE o.app = devices.app AND o.deviceId = devices.deviceId ORDER BY o.at DESC LIMIT 1) = ?")
                 arguments.append(status.rawValue)

@@ -13,7 +13,7 @@ public struct EventQuery: Codable, Sendable, Hashable {
     public var cursor: String?
     public var limit: Int
 
-    public init(source: String? = nil, kind: String? = nil, status: EventProgress? = nil, since: Date? = nil, until: Date? = nil, cursor: String? = nil, limit: Int = 50) {
+    public init(source: String? = nil, kind: String? = nil, status: EventProgress? = nil, since: Date? = nil, until: Date? = nil, cursor: String? = nil, limit: Int = ListLimits.defaultPage) {
         self.source = source
         self.kind = kind
         self.status = status
@@ -50,7 +50,7 @@ public struct DeviceQuery: Codable, Sendable, Hashable {
 
     public init(
         userId: String? = nil, platform: Platform? = nil, registeredSince: Date? = nil, lastOutcome: OutcomeStatus? = nil,
-        tokenSuffix: String? = nil, cursor: String? = nil, limit: Int = 50
+        tokenSuffix: String? = nil, cursor: String? = nil, limit: Int = ListLimits.defaultPage
     ) {
         self.userId = userId
         self.platform = platform
@@ -71,4 +71,14 @@ public struct DevicePage: Codable, Sendable, Hashable {
         self.devices = devices
         self.nextCursor = nextCursor
     }
+}
+
+/// The bounds the gateway and Registration both hold a list or stats query to.
+public enum ListLimits {
+    /// The page a list answers with when the query names none.
+    public static let defaultPage = 50
+    /// The largest page a list answers with.
+    public static let largestPage = 200
+    /// The longest window `GET /stats` counts.
+    public static let longestStatsWindow: TimeInterval = 24 * 3600
 }

@@ -18,7 +18,8 @@ struct CommandForwardingTests {
         #expect(put.status == 200, "\(put.json)")
         let get = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
         let registration = (get.json["device"] as? [String: Any])?["registration"] as? [String: Any]
-        #expect(get.status == 200 && registration?["token"] as? String == "tok-1" && registration?["userId"] as? String == "u1")
+        // A token is shown masked outside the provider request.
+        #expect(get.status == 200 && registration?["token"] as? String == TokenMask.masked("tok-1") && registration?["userId"] as? String == "u1")
         let wrongUser = await gateway.send("DELETE", "/v1/apps/{app}/devices/d1?userId=u2")
         // Not removed, so not a success: a 2xx would tell the client the device is gone.
         #expect(wrongUser.status == 409 && (wrongUser.json["detail"] as? String)?.contains("another user") == true, "\(wrongUser.json)")
@@ -27,6 +28,53 @@ struct CommandForwardingTests {
         #expect(delete.json["removed"] as? Bool == true)
         let gone = await gateway.send("GET", "/v1/apps/{app}/devices/d1")
         #expect(gone.status == 404 && gone.headers["content-type"]?.hasPrefix("application/problem+json") == true)
+        await gateway.stop()
+    }
+
+    @Test func eventsDevicesAndStatsAreListedAPageAtATimeWithTokensMasked() async throws {
+        let gateway = try await GatewayFixture()
+        for (index, user) in ["u1", "u1", "u2"].enumerated() {
+            let put = await gateway.send("PUT", "/v1/apps/{app}/devices/d\(index)", json: ["platform": "fcm", "token": "token-\(index)-0123456789abcdef-\(index)", "os": "android", "userId": user])
+            #expect(put.status == 200, "\(put.json)")
+        }
+        // The registry the fixture's Registration answers from: events as its stages log them.
+        let store = try SQLiteRegistrationStore(directory: gateway.directory)
+        let now = Date()
+        try await store.logEvents((0..<3).map { LoggedEvent(app: gateway.app, eventId: "api:e\($0)", source: "api", kind: "chat.message", acceptedAt: now.addingTimeInterval(Double($0) - 10), deliveries: 1) })
+        try await store.record([Outcome(deliveryId: "x0", eventId: "api:e0", app: gateway.app, status: .delivered, at: now.addingTimeInterval(-5), platform: .fcm, deviceId: "d0")])
+
+        let first = await gateway.send("GET", "/v1/apps/{app}/events?limit=2")
+        let firstEvents = try #require(first.json["events"] as? [[String: Any]], "\(first.json)")
+        #expect(firstEvents.map { $0["eventId"] as? String } == ["api:e2", "api:e1"])
+        let cursor = try #require(first.json["nextCursor"] as? String)
+        let second = await gateway.send("GET", "/v1/apps/{app}/events?limit=2&cursor=\(cursor)")
+        #expect((second.json["events"] as? [[String: Any]])?.map { $0["eventId"] as? String } == ["api:e0"] && second.json["nextCursor"] == nil, "\(second.json)")
+        let delivered = await gateway.send("GET", "/v1/apps/{app}/events?status=delivered")
+        let onlyDelivered = (delivered.json["events"] as? [[String: Any]]) ?? []
+        #expect(onlyDelivered.map { $0["eventId"] as? String } == ["api:e0"] && (onlyDelivered.first?["counts"] as? [String: Any])?["delivered"] as? Int == 1)
+
+        let devices = await gateway.send("GET", "/v1/apps/{app}/devices?limit=2")
+        let listed = ((devices.json["devices"] as? [[String: Any]]) ?? []).compactMap { $0["registration"] as? [String: Any] }
+        #expect(listed.map { $0["deviceId"] as? String } == ["d2", "d1"] && devices.json["nextCursor"] is String, "\(devices.json)")
+        #expect(listed.allSatisfy { ($0["token"] as? String)?.contains("0123456789") == false }, "tokens are masked: \(listed)")
+        let bySuffix = await gateway.send("GET", "/v1/apps/{app}/devices?tokenSuffix=abcdef-0")
+        let found = ((bySuffix.json["devices"] as? [[String: Any]]) ?? [])
+        #expect(found.count == 1 && (found.first?["lastOutcome"] as? [String: Any])?["status"] as? String == "delivered", "\(bySuffix.json)")
+        let users = await gateway.send("GET", "/v1/apps/{app}/users/u1/devices")
+        #expect(((users.json["devices"] as? [[String: Any]]) ?? []).compactMap { ($0["registration"] as? [String: Any])?["deviceId"] as? String } == ["d1", "d0"])
+
+        let stats = await gateway.send("GET", "/v1/apps/{app}/stats?window=15m")
+        let window = try #require(stats.json["stats"] as? [String: Any], "\(stats.json)")
+        let totals = window["totals"] as? [String: Any]
+        #expect(totals?["accepted"] as? Int == 3 && totals?["delivered"] as? Int == 1)
+        #expect((15...16).contains((window["minutes"] as? [Any])?.count ?? 0))
+        #expect(((window["providers"] as? [[String: Any]]) ?? []).map { $0["platform"] as? String } == ["fcm"])
+
+        for (query, field) in [("events?limit=0", "limit"), ("events?status=lost", "status"), ("events?since=yesterday", "since"),
+                               ("events?cursor=bm90IGEgY3Vyc29y", "cursor"), ("devices?tokenSuffix=abc", "tokenSuffix"), ("stats?window=25h", "window")] {
+            let refused = await gateway.send("GET", "/v1/apps/{app}/\(query)")
+            #expect(refused.status == 400 && refused.json["field"] as? String == field, "\(query): \(refused.json)")
+        }
         await gateway.stop()
     }
 
