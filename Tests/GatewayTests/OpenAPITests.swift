@@ -44,4 +44,29 @@ struct OpenAPITests {
             #expect(operation?["x-herald-scope"] as? String == endpoint.scope.rawValue, "\(endpoint.method) \(path)")
         }
     }
+
+    /// A generated client names each call after the router's endpoint and knows what it answers.
+    @Test func eachOperationHasTheEndpointsNameAndATypedReply() throws {
+        let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
+        let paths = try #require(root["paths"] as? [String: Any])
+        let components = try #require(root["components"] as? [String: Any])
+        for endpoint in Endpoint.allCases {
+            let path = "/" + endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            let operation = try #require((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any], "\(endpoint)")
+            #expect(operation["operationId"] as? String == endpoint.rawValue)
+            let responses = try #require(operation["responses"] as? [String: Any])
+            let success = try #require(responses.first { $0.key.hasPrefix("2") }?.value as? [String: Any], "\(endpoint)")
+            // Follow a response reference to its definition, then to its schema.
+            var response = success
+            if let reference = success["$ref"] as? String {
+                response = try #require((components["responses"] as? [String: Any])?[String(reference.split(separator: "/").last!)] as? [String: Any])
+            }
+            let schema = try #require((((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"]) as? [String: Any], "\(endpoint)")
+            var resolved = schema
+            if let reference = schema["$ref"] as? String {
+                resolved = try #require((components["schemas"] as? [String: Any])?[String(reference.split(separator: "/").last!)] as? [String: Any])
+            }
+            #expect(resolved["properties"] != nil, "\(endpoint) answers an untyped object")
+        }
+    }
 }
