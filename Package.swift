@@ -325,9 +325,10 @@ let package = Package(
         .executableTarget(
             name: "RegistrationBenchmark",
             dependencies: [
-                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain",
+                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Benchmarks/RegistrationBenchmark"
         ),

@@ -227,8 +227,9 @@ public struct Gateway: Sendable {
 
     func evernymSponsee(_ call: Call) async throws -> Reply {
         let body = try call.fields()
-        let id = try body.string("id", maxLength: 256)
-        guard id == (try call.parameter("id")) else { throw GatewayError.invalid("id", "must match the path's sponsee id") }
+        // The SDK's com-method object names its sponsee too; the path's is the one.
+        let id = try call.parameter("id")
+        if body.has("id"), try body.string("id", maxLength: 256) != id { throw GatewayError.invalid("id", "must match the path's sponsee id") }
         let type = try body.int("type")
         guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
         return try await registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: try body.string("value")), status: 200)

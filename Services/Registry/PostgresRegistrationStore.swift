@@ -561,19 +561,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     public func stats(app: String, since: Date, until: Date) async throws -> DeliveryStats {
+        // Grouped by the minute as a time (the session's zone is UTC's for whole minutes).
         var accepted: [(minute: Date, count: Int)] = []
         for (minute, count) in try await database.query("""
-            SELECT to_char(date_trunc('minute', acceptedAt AT TIME ZONE 'UTC'), 'YYYY-MM-DD HH24:MI'), count(*) FROM eventLog
+            SELECT date_trunc('minute', acceptedAt), count(*) FROM eventLog
             WHERE app = \(app) AND acceptedAt >= \(since) AND acceptedAt < \(until) GROUP BY 1
-            """, logger: logger).decode((String, Int).self) {
-            if let minute = EventLogCounting.minute(minute) { accepted.append((minute, count)) }
+            """, logger: logger).decode((Date, Int).self) {
+            accepted.append((minute, count))
         }
         var outcomes: [(minute: Date, platform: String?, status: OutcomeStatus, count: Int)] = []
         for (minute, platform, status, count) in try await database.query("""
-            SELECT to_char(date_trunc('minute', at AT TIME ZONE 'UTC'), 'YYYY-MM-DD HH24:MI'), platform, status, count(*) FROM outcomes
+            SELECT date_trunc('minute', at), platform, status, count(*) FROM outcomes
             WHERE app = \(app) AND at >= \(since) AND at < \(until) AND eventId NOT LIKE 'callback:%' GROUP BY 1, 2, 3
-            """, logger: logger).decode((String, String?, String, Int).self) {
-            if let minute = EventLogCounting.minute(minute), let status = OutcomeStatus(rawValue: status) { outcomes.append((minute, platform, status, count)) }
+            """, logger: logger).decode((Date, String?, String, Int).self) {
+            if let status = OutcomeStatus(rawValue: status) { outcomes.append((minute, platform, status, count)) }
         }
         return DeliveryStats(since: since, until: until, accepted: accepted, outcomes: outcomes)
     }
@@ -706,7 +707,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
             CREATE INDEX eventLogByTime ON eventLog (app, acceptedAt, eventId);
             CREATE INDEX eventLogByStatus ON eventLog (app, status, acceptedAt, eventId);
             CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
-            CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId)
+            CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId);
+            CREATE INDEX devicesByUserCreation ON devices (app, userId, createdAt, deviceId)
             """),
     ]
 }

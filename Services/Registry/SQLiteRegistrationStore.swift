@@ -361,8 +361,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             if let since = query.since { conditions.append("acceptedAt >= ?"); arguments.append(since) }
             if let until = query.until { conditions.append("acceptedAt < ?"); arguments.append(until) }
             if let cursor {
-                conditions.append("(acceptedAt < ? OR (acceptedAt = ? AND eventId < ?))")
-                arguments += [cursor.position, cursor.position, cursor.id]
+                // A row value, which SQLite reads as one range of the index.
+                conditions.append("(acceptedAt, eventId) < (?, ?)")
+                arguments += [cursor.position, cursor.id]
             }
             let rows = try Row.fetchAll(db, sql: """
                 SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
@@ -403,8 +404,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 arguments.append(status.rawValue)
             }
             if let cursor {
-                conditions.append("(createdAt < ? OR (createdAt = ? AND deviceId < ?))")
-                arguments += [cursor.position, cursor.position, cursor.id]
+                conditions.append("(createdAt, deviceId) < (?, ?)")
+                arguments += [cursor.position, cursor.id]
             }
             let rows = try Row.fetchAll(db, sql: """
                 SELECT deviceId, CAST(createdAt AS TEXT) AS position FROM devices
@@ -590,6 +591,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 CREATE INDEX eventLogByStatus ON eventLog (app, status, acceptedAt, eventId);
                 CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
                 CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId);
+                CREATE INDEX devicesByUserCreation ON devices (app, userId, createdAt, deviceId);
                 """)
         }
         return migrator

@@ -97,6 +97,9 @@ struct CommandForwardingTests {
         #expect(smartID.status == 200 && ((smartID.json["device"] as? [String: Any])?["registration"] as? [String: Any])?["pushIds"] as? [String] == ["p1", "p2"])
         let sponsee = await gateway.send("PUT", "/v1/apps/{app}/evernym/sponsees/s1", json: ["id": "s1", "type": 4, "value": "FCM:tok"])
         #expect(sponsee.status == 200)
+        // The path names the sponsee: a body without the SDK's id is the path's sponsee.
+        let withoutId = await gateway.send("PUT", "/v1/apps/{app}/evernym/sponsees/s3", json: ["type": 4, "value": "FCM:tok"])
+        #expect(withoutId.status == 200 && (withoutId.json["sponsee"] as? [String: Any])?["sponseeId"] as? String == "s3", "\(withoutId.json)")
         let mismatch = await gateway.send("PUT", "/v1/apps/{app}/evernym/sponsees/s1", json: ["id": "s2", "type": 4, "value": "FCM:tok"])
         #expect(mismatch.status == 400 && mismatch.json["field"] as? String == "id")
         let rsa = try _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey.pemRepresentation

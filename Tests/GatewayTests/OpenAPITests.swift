@@ -1,4 +1,7 @@
+import Crypto
+import _CryptoExtras
 import Foundation
+import HeraldCrypto
 import GatewayAPI
 import Testing
 import Yams
@@ -68,5 +71,40 @@ struct OpenAPITests {
             }
             #expect(resolved["properties"] != nil, "\(endpoint) answers an untyped object")
         }
+    }
+
+    /// The pattern of a schema property in the document, found by the property's name.
+    static func pattern(_ property: String) throws -> NSRegularExpression {
+        let yaml = OpenAPIDocument.yaml
+        let line = try #require(yaml.split(separator: "\n").first { $0.contains("\(property): { type: string") && $0.contains("pattern:") }, "\(property)")
+        let quoted = try #require(line.range(of: "pattern: '")).upperBound
+        let end = try #require(line[quoted...].firstIndex(of: "'"))
+        return try NSRegularExpression(pattern: String(line[quoted..<end]))
+    }
+
+    static func matches(_ pattern: NSRegularExpression, _ text: String) -> Bool {
+        pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    /// What a generated client sends for a key is of the form Herald reads: real keys match,
+    /// what is not base64url, PEM or DER does not.
+    @Test func theKeyPatternsAdmitRealKeysAndNothingOfAnotherForm() throws {
+        let p256dh = try Self.pattern("p256dh"), auth = try Self.pattern("auth"), publicKey = try Self.pattern("publicKey")
+        for _ in 0..<50 {
+            let key = P256.KeyAgreement.PrivateKey().publicKey
+            #expect(Self.matches(p256dh, Base64URL.encode(key.x963Representation)))
+            #expect(Self.matches(p256dh, Base64URL.encode(key.compressedRepresentation)))
+            #expect(Self.matches(auth, Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255) })))
+        }
+        #expect(!Self.matches(p256dh, Base64URL.encode(P384.KeyAgreement.PrivateKey().publicKey.x963Representation)))
+        #expect(!Self.matches(auth, Base64URL.encode(Data(repeating: 1, count: 15))) && !Self.matches(auth, "AAAAAAAAAAAAAAAAAAAA+A"))
+        let rsa = try _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey
+        #expect(Self.matches(publicKey, rsa.pemRepresentation))
+        #expect(Self.matches(publicKey, rsa.pkcs1PEMRepresentation))
+        #expect(Self.matches(publicKey, rsa.derRepresentation.base64EncodedString()))
+        #expect(!Self.matches(publicKey, "not a key") && !Self.matches(publicKey, "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"))
+        // Every key the pattern admits is read by Herald's parser, or refused as unusable (422).
+        #expect(throws: Never.self) { try RSAEncryptionKey(rsa.pemRepresentation) }
+        #expect(throws: Never.self) { try RSAEncryptionKey(rsa.derRepresentation.base64EncodedString()) }
     }
 }

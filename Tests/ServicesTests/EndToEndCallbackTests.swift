@@ -63,6 +63,14 @@ extension ServiceProcesses {
             #expect(failed.count == 1)
             let data = try #require(failed.first?["data"] as? [String: String])
             #expect(data["eventId"] == eventId && data["status"] == "failed" && data["providerCode"] == "THIRD_PARTY_AUTH_ERROR", "\(data)")
+            // Its only delivery has its final outcome: the event is complete, and failed.
+            try await eventually(timeout: .seconds(60), "the event.completed callback") {
+                try await callbacks(stack, type: "event.completed").contains { ($0["data"] as? [String: String])?["eventId"] == eventId }
+            }
+            let completed = try await callbacks(stack, type: "event.completed").filter { ($0["data"] as? [String: String])?["eventId"] == eventId }
+            #expect(completed.count == 1)
+            let counts = try #require(completed.first?["data"] as? [String: String])
+            #expect(counts["status"] == "failed" && counts["deliveries"] == "1" && counts["failed"] == "1" && counts["source"] == "webcom", "\(counts)")
         }
     }
 }

@@ -18,7 +18,7 @@ import FoundationNetworking
 /// herald-webhook runs too: the app's webhook (for type-3 sponsees) is the sandbox's
 /// receiver `<app>-sponsor`, and a second app, `<app>-chat`, in webhook mode forwards
 /// everything to the receiver `<app>-chat`; both sign with `webhookSecret`. With `callbacks`,
-/// herald-callback runs too and the app's callbacks (`device.revoked`, `delivery.failed`) go to the receiver
+/// herald-callback runs too and the app's callbacks (`device.revoked`, `delivery.failed`, `event.completed`) go to the receiver
 /// `<app>-callbacks`, signed with the same secret.
 final class HeraldStack: Sendable {
     let sandbox: TestSandbox
@@ -82,7 +82,7 @@ final class HeraldStack: Sendable {
                   url: http://127.0.0.1:\(sandbox.running.httpPort)/webhooks/\(app)-callbacks
                   signingSecretFile: \(secretFile.path)
                   allowPrivateNetworks: true
-                  events: [device.revoked, delivery.failed]
+                  events: [device.revoked, delivery.failed, event.completed]
             """
         func chatApp(app: String, key: String) -> String {
             """
