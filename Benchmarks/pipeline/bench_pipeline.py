@@ -18,6 +18,7 @@ Figures:
   that ceiling divided by the messages each delivery costs.
 """
 import argparse
+import collections
 import concurrent.futures
 import http.client
 import json
@@ -36,7 +37,7 @@ GATEWAY = "http://127.0.0.1:8080"
 SANDBOX = "http://127.0.0.1:8090"
 METRICS_PORTS = {
     "herald-gateway": 9080, "herald-registration": 8081, "herald-preferences": 8082, "herald-encryption": 8083,
-    "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-apns": 8087, "herald-sandbox": 8090,
+    "herald-fcm": 8084, "herald-hms": 8085, "herald-webhook": 8086, "herald-apns": 8087, "herald-callback": 8088, "herald-sandbox": 8090,
 }
 
 
@@ -383,6 +384,7 @@ def main():
     parser.add_argument("--ceiling-messages", type=int, default=50000)
     parser.add_argument("--output", required=True)
     parser.add_argument("--label", default="")
+    parser.add_argument("--count-webhooks", default="", help="a sandbox receiver's name: how many requests it answered goes in the document")
     args = parser.parse_args()
 
     processes = Processes(args.run_dir)
@@ -403,6 +405,13 @@ def main():
     medians = summary(results, ceiling)
     document = {"label": args.label, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(),
                 "brokerCeilingMsgPerSecond": round(ceiling), "medians": medians, "runs": results}
+    if args.count_webhooks:
+        # The requests the receiver answered (status and all), for a callbacks run.
+        with urllib.request.urlopen(f"{SANDBOX}/sandbox/webhooks?name={args.count_webhooks}", timeout=600) as answer:
+            received = json.load(answer)["webhooks"]
+        document["webhooks"] = {"name": args.count_webhooks, "received": len(received),
+                                "statuses": dict(collections.Counter(str(w["status"]) for w in received))}
+        log(f"the receiver {args.count_webhooks} answered {len(received)} requests: {document['webhooks']['statuses']}")
     with open(args.output, "w") as out:
         json.dump(document, out, indent=1)
     print_table(medians, ceiling)

@@ -152,4 +152,25 @@ struct OutcomeRecordingStageTests {
             ])
         }
     }
+
+    /// A repeated outcome (the broker's redelivery, a replica's copy) is called back again,
+    /// as delivery is at least once, with the same id: the `webhook-id` a receiver drops
+    /// repeats on.
+    @Test func aRepeatedOutcomesCallbackHasTheSameId() async throws {
+        let (store, directory) = try await RegistrySamples.store(.sqlite)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let apps = AppsConfiguration(apps: ["a": AppConfiguration(callbacks: .init(url: "https://tenant.example/cb", signingSecretFile: "/s", events: [.deliveryFailed]))])
+        let harness = try StageHarness(
+            "outcome-repeats", exchanges: ["outcomes": .topic, "dispatch": .direct], queues: ["callbacks": ("dispatch", "callback")])
+        let routes = StageRoutes(input: harness.work.queue, output: harness.exchanges["outcomes"]!, outcomes: harness.exchanges["outcomes"]!)
+        let stage = RegistrationStages.recordingOutcomes(runtime: harness.runtime, apps: apps, store: store, routes: routes, callbacks: harness.exchanges["dispatch"]!)
+        try await harness.run([stage], collecting: ["callbacks"]) { collectors in
+            let failed = OutcomeRecordTests.outcome("d-failed", .failed, at: 10)
+            try await harness.publish(failed)
+            try await harness.publish(failed)
+            try await collectors[0].inbox.waitUntil("both callbacks") { $0.count == 2 }
+            let callbacks = try await collectors[0].inbox.messages.map { try $0.decode(DispatchRequest.self) }
+            #expect(Set(callbacks.map(\.deliveryId)).count == 1 && callbacks.allSatisfy { $0.kind == "delivery.failed" })
+        }
+    }
 }
