@@ -78,7 +78,7 @@ struct ErrorTests {
     @Test func aMethodThePathDoesNotHaveIs405WithTheMethodsItHas() async throws {
         let gateway = try await GatewayFixture()
         for (method, path, allow) in [
-            ("TRACE", "/v1/apps/{app}/smartid/push", "POST"), ("DELETE", "/v1/apps/{app}/events", "POST"),
+            ("TRACE", "/v1/apps/{app}/smartid/push", "POST"), ("DELETE", "/v1/apps/{app}/events", "GET, POST"),
             ("POST", "/v1/apps/{app}/devices/d1", "DELETE, GET, PUT"), ("PATCH", "/v1/apps/{app}/settings/notifications", "GET, PUT"),
         ] {
             let answer = await gateway.send(method, path)
@@ -197,13 +197,13 @@ struct GatewayInternalsTests {
         #expect(error?.reason == .shutdown)
     }
 
-    @Test("every endpoint states its method, path and scope; only the events endpoints take an events key, only settings an admin one")
+    @Test("every endpoint states its method, path and scope; only the events endpoints and what reads them take an events key, only settings an admin one")
     func everyEndpointStatesItsScope() {
         for endpoint in Endpoint.allCases {
             let route = endpoint.route
             #expect(!route.path.isEmpty)
             switch route.scope {
-            case .events: #expect(endpoint.publishes || endpoint == .getEvent, "\(endpoint)")
+            case .events: #expect(endpoint.publishes || [.getEvent, .listEvents, .getStats].contains(endpoint), "\(endpoint)")
             case .admin: #expect([.getSettings, .putSettings].contains(endpoint), "\(endpoint)")
             case .devices: #expect(!endpoint.publishes, "\(endpoint)")
             }

@@ -104,7 +104,8 @@ extension ServiceProcesses {
                 _ = try await Self.json(stack, "devices", "register", "ctl-phone", "--platform", "fcm", "--token", token,
                                         "--os", "android", "--user", "ctl-user", "--push-id", "ctl-push")
                 let shown = try await Self.json(stack, "devices", "show", "ctl-phone")
-                #expect(String(describing: shown).contains(token), "\(shown)")
+                // The gateway shows a token masked (its first and last six characters).
+                #expect(String(describing: shown).contains(TokenMask.masked(token)) && !String(describing: shown).contains(token), "\(shown)")
 
                 // Smart ID by push id; chat and data sync by user.
                 var sent = 0
