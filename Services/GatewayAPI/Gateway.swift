@@ -203,7 +203,7 @@ public struct Gateway: Sendable {
     /// A page of devices, their tokens masked.
     private func devices(_ command: RegistrationCommand) async throws -> Reply {
         var page = try await call(command, to: .registration, RegistrationReply.self).devices ?? DevicePage(devices: [], nextCursor: nil)
-        for index in page.devices.indices { page.devices[index].registration.token = TokenMask.masked(page.devices[index].registration.token) }
+        page.devices = page.devices.map(\.masked)
         return try Self.json(200, page)
     }
 
@@ -399,7 +399,7 @@ public struct Gateway: Sendable {
     /// provider request Herald shows only its first and last six characters.
     private func registry(_ command: RegistrationCommand, status: Int) async throws -> Reply {
         var reply = try await call(command, to: .registration, RegistrationReply.self)
-        if let token = reply.device?.registration.token { reply.device?.registration.token = TokenMask.masked(token) }
+        reply.device = reply.device?.masked
         return try Self.json(status, reply)
     }
 
@@ -433,5 +433,14 @@ public struct Gateway: Sendable {
 
     static func json<T: Encodable>(_ status: Int, _ value: T) throws -> Reply {
         Reply(status: status, body: try HeraldJSON.encode(value))
+    }
+}
+
+extension DeviceRecord {
+    /// The device as the gateway shows it: its token masked (only its provider sees it whole).
+    var masked: DeviceRecord {
+        var device = self
+        device.registration.token = TokenMask.masked(registration.token)
+        return device
     }
 }
