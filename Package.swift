@@ -194,6 +194,18 @@ let package = Package(
             resources: [.copy("openapi.yaml")]
         ),
         .target(
+            name: "Console",
+            dependencies: [
+                "GatewayAPI", "HeraldControl", "ServiceKit", "Messaging",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Console",
+            resources: [.copy("Assets")]
+        ),
+        .target(
             name: "HeraldStorage",
             dependencies: [
                 "ServiceKit",
@@ -543,7 +555,7 @@ let package = Package(
         // The executables: thin mains over their modules.
         .executableTarget(
             name: "Gateway",
-            dependencies: ["GatewayAPI", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging"],
+            dependencies: ["GatewayAPI", "Console", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging"],
             path: "Services/Gateway"
         ),
         .executableTarget(

@@ -41,7 +41,8 @@ public struct APIKeys: Sendable {
     }
 
     /// Checks `authorization` for `scope` on `app` and answers the key's id: 401 for a missing
-    /// or unknown key, 403 for a key of another app or without the scope.
+    /// or unknown key, 403 for a key of another app or without the scope. `console` is held by
+    /// a key with that scope or with `admin`.
     @discardableResult
     public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) -> String {
         // "Bearer <key>", the scheme case-insensitive, spaces around the key ignored; read
@@ -53,7 +54,8 @@ public struct APIKeys: Sendable {
         for entry in entries where Self.constantTimeEqual(entry.digest, digest) { match = entry }
         guard let match else { throw GatewayError(401, "Unauthorized", "unknown API key") }
         guard match.app == app else { throw GatewayError(403, "Forbidden", "this API key belongs to another app") }
-        guard match.scopes.contains(scope) else {
+        // The console acts for an operator: a `console` key, or an `admin` one, may sign in.
+        guard match.scopes.contains(scope) || (scope == .console && match.scopes.contains(.admin)) else {
             throw GatewayError(403, "Forbidden", "API key \(match.id) lacks the \(scope.rawValue) scope")
         }
         return match.id

@@ -36,10 +36,14 @@ public struct Gateway: Sendable {
         /// The `If-Match` header: a write only if the resource still has one of these tags.
         public var ifMatch: String?
         public var body: Data
+        /// Sent by the Herald Console on an operator's behalf: the key needs the `console`
+        /// scope (or `admin`) instead of the endpoint's own.
+        public var viaConsole: Bool
         public init(
             endpoint: Endpoint, parameters: [String: String], query: [String: String] = [:], authorization: String?,
-            idempotencyKey: String? = nil, ifMatch: String? = nil, body: Data
+            idempotencyKey: String? = nil, ifMatch: String? = nil, body: Data, viaConsole: Bool = false
         ) {
+            self.viaConsole = viaConsole
             self.ifMatch = ifMatch
             self.endpoint = endpoint
             self.parameters = parameters
@@ -143,12 +147,18 @@ public struct Gateway: Sendable {
         }
     }
 
+    /// Checks that `authorization` may sign in to the console for `app` (the `console` or
+    /// `admin` scope) and answers the key's id; throws 401 or 403 as any endpoint does.
+    public func authorizeConsole(_ authorization: String?, app: String) throws(GatewayError) -> String {
+        try keys.authorize(authorization, app: app, scope: .console)
+    }
+
     private func answer(_ request: Request) async throws -> Reply {
         let app = request.parameters["app"] ?? ""
         let route = request.endpoint.route
         // The key first: an app that does not exist is answered like another app's (403),
         // so nobody learns which apps exist (every key belongs to one that does).
-        let keyId = try keys.authorize(request.authorization, app: app, scope: route.scope)
+        let keyId = try keys.authorize(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
         try limiter.admit(app: app, keyId: keyId)
         guard request.body.count <= configuration.bodyLimit else {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(configuration.bodyLimit) bytes")

@@ -30,7 +30,7 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The problem document.
-    var body: Data {
+    public var body: Data {
         var object: [String: Any] = ["type": "about:blank", "title": title, "status": status, "detail": detail]
         if let field { object["field"] = field }
         if let requestId { object["requestId"] = requestId }

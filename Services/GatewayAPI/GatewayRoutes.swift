@@ -6,9 +6,18 @@ import Hummingbird
 /// document at `/openapi.yaml`.
 public enum GatewayRoutes {
     public static func add(to router: Router<BasicRequestContext>, gateway: Gateway) {
+        addEndpoints(to: router, gateway: gateway)
+        router.get("/openapi.yaml") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
+        }
+    }
+
+    /// Every endpoint under `prefix` (the console mounts them under `/console/api`, acting with
+    /// the console scope: `viaConsole`), and 405 for a method a path lacks.
+    public static func addEndpoints(to router: some RouterMethods<BasicRequestContext>, gateway: Gateway, prefix: String = "", viaConsole: Bool = false) {
         for endpoint in Endpoint.allCases {
             let names = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
-            router.on(RouterPath(endpoint.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
+            router.on(RouterPath(prefix + endpoint.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 let body: Data
                 do {
                     body = Data(try await request.body.collect(upTo: gateway.configuration.bodyLimit).readableBytesView)
@@ -24,7 +33,7 @@ public enum GatewayRoutes {
                 let reply = await gateway.handle(Gateway.Request(
                     endpoint: endpoint, parameters: parameters, query: query,
                     authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey],
-                    ifMatch: request.headers[.ifMatch], body: body))
+                    ifMatch: request.headers[.ifMatch], body: body, viaConsole: viaConsole))
                 return response(reply)
             }
         }
@@ -32,7 +41,7 @@ public enum GatewayRoutes {
         for (path, methods) in Dictionary(grouping: Endpoint.allCases, by: \.path).mapValues({ $0.map(\.method) }) {
             let allow = methods.sorted().joined(separator: ", ")
             for other in Self.methods where !methods.contains(other) {
-                router.on(RouterPath(path), method: HTTPRequest.Method(other)!) { _, _ -> Response in
+                router.on(RouterPath(prefix + path), method: HTTPRequest.Method(other)!) { _, _ -> Response in
                     var answer = response(Gateway.Reply(
                         status: 405, body: GatewayError(405, "Method Not Allowed", "\(other) is not allowed here; this path allows \(allow)").body,
                         contentType: "application/problem+json"))
@@ -40,9 +49,6 @@ public enum GatewayRoutes {
                     return answer
                 }
             }
-        }
-        router.get("/openapi.yaml") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
         }
     }
 

@@ -493,7 +493,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
             SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
                 (extract(epoch FROM acceptedAt) * 1000000)::bigint
             FROM eventLog
-            WHERE app = \(app) AND (\(status)::text IS NULL OR status = \(status)) AND (\(query.source)::text IS NULL OR source = \(query.source))
+            WHERE app = \(app) AND (\(query.eventId)::text IS NULL OR eventId = \(query.eventId)) AND (\(status)::text IS NULL OR status = \(status)) AND (\(query.source)::text IS NULL OR source = \(query.source))
                 AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
                 AND (\(query.since)::timestamptz IS NULL OR acceptedAt >= \(query.since)) AND (\(query.until)::timestamptz IS NULL OR acceptedAt < \(query.until))
                 AND (\(micros)::bigint IS NULL OR (acceptedAt, eventId) < ('epoch'::timestamptz + \(micros)::bigint * interval '1 microsecond', \(cursor?.id)::text))
@@ -590,7 +590,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, reason: reason, providerCode: providerCode, at: at, updates: updates))
         }
         guard resolved || !deliveries.isEmpty else { return nil }
-        return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries)
+        let summary = try await events(app: app, EventQuery(eventId: eventId, limit: 1)).events.first
+        return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries, summary: summary)
     }
 
     // MARK: Revocation

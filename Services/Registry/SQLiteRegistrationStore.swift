@@ -355,6 +355,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         return try await database.read { db in
             var conditions = ["app = ?"]
             var arguments: [(any DatabaseValueConvertible)?] = [app]
+            if let eventId = query.eventId { conditions.append("eventId = ?"); arguments.append(eventId) }
             if let status = query.status { conditions.append("status = ?"); arguments.append(status.rawValue) }
             if let source = query.source { conditions.append("source = ?"); arguments.append(source) }
             if let kind = query.kind { conditions.append("kind = ?"); arguments.append(kind) }
@@ -452,7 +453,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// What became of an event: whether it was resolved, and each delivery's latest outcome.
     /// Nil when nothing is known of it (never seen, still queued, or pruned).
     public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
-        try await database.read { db in
+        let status: EventStatus? = try await database.read { db in
             let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
             let deliveries = try Row.fetchAll(db, sql: """
                 SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = ? AND eventId = ? ORDER BY deliveryId
@@ -464,6 +465,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             guard resolved || !deliveries.isEmpty else { return nil }
             return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries)
         }
+        guard var status else { return nil }
+        status.summary = try await events(app: app, EventQuery(eventId: eventId, limit: 1)).events.first
+        return status
     }
 
     // MARK: Revocation

@@ -231,8 +231,11 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         }
     }
 
+    /// What a key may do: post events (`events`), manage devices and preferences
+    /// (`devices`), switch the app's notifications (`admin`), or sign in to the Herald Console
+    /// (`console`, which then acts with every scope; an `admin` key may sign in too).
     public enum Scope: String, Codable, Sendable, Hashable, CaseIterable {
-        case events, devices, admin
+        case events, devices, admin, console
     }
 
     /// How the app's deliveries leave Herald, and its webhook: in `webhook` mode every

@@ -2,6 +2,8 @@ import Foundation
 
 /// What `GET /events` asks for: filters, most recent first, a page at a time.
 public struct EventQuery: Codable, Sendable, Hashable {
+    /// One event only: how `GET /events/{id}` reads the event's summary.
+    public var eventId: String?
     public var source: String?
     public var kind: String?
     public var status: EventProgress?
@@ -13,7 +15,11 @@ public struct EventQuery: Codable, Sendable, Hashable {
     public var cursor: String?
     public var limit: Int
 
-    public init(source: String? = nil, kind: String? = nil, status: EventProgress? = nil, since: Date? = nil, until: Date? = nil, cursor: String? = nil, limit: Int = ListLimits.defaultPage) {
+    public init(
+        eventId: String? = nil, source: String? = nil, kind: String? = nil, status: EventProgress? = nil, since: Date? = nil, until: Date? = nil,
+        cursor: String? = nil, limit: Int = ListLimits.defaultPage
+    ) {
+        self.eventId = eventId
         self.source = source
         self.kind = kind
         self.status = status

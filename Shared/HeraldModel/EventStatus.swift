@@ -8,11 +8,15 @@ public struct EventStatus: Codable, Sendable, Hashable {
     public var resolved: Bool
     /// The latest outcome of each delivery, by delivery id.
     public var deliveries: [DeliveryStatus]
+    /// The event as a whole, from the event log: its status and how many outcomes it awaits
+    /// (so a reader knows an empty or short list of deliveries is not the end).
+    public var summary: EventSummary?
 
-    public init(eventId: String, resolved: Bool, deliveries: [DeliveryStatus]) {
+    public init(eventId: String, resolved: Bool, deliveries: [DeliveryStatus], summary: EventSummary? = nil) {
         self.eventId = eventId
         self.resolved = resolved
         self.deliveries = deliveries
+        self.summary = summary
     }
 }
 

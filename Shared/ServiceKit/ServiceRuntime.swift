@@ -71,7 +71,8 @@ public final class ServiceRuntime: Sendable {
         return publisher
     }
 
-    /// Runs the HTTP server (health, readiness, metrics and `routes`) and `services` until
+    /// Runs the HTTP server (health, readiness, metrics and `routes`; `opsRoutes` beside
+    /// health and metrics on the ops port) and `services` until
     /// SIGTERM or SIGINT, then shuts them down in reverse order and returns. `clients` are
     /// what the routes and services use (an RPC client, an HTTP transport, a timer): they
     /// start before the HTTP server and stop after it and after every service, just before
@@ -79,7 +80,8 @@ public final class ServiceRuntime: Sendable {
     public func run(
         clients: [any Service] = [],
         services: [any Service] = [],
-        routes: (Router<BasicRequestContext>) -> Void = { _ in }
+        routes: (Router<BasicRequestContext>) -> Void = { _ in },
+        opsRoutes: (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws {
         let logger = logger
         let name = name
@@ -99,9 +101,11 @@ public final class ServiceRuntime: Sendable {
             // Health and metrics apart from the public API, which answers 404 for them.
             let ops = Router()
             HealthServer.addRoutes(to: ops, service: name, readiness: readiness)
+            opsRoutes(ops)
             servers.append(.init(service: application(ops, port: opsPort, role: "ops"), serviceName: "ops"))
         } else {
             HealthServer.addRoutes(to: router, service: name, readiness: readiness)
+            opsRoutes(router)
         }
         servers.append(.init(service: application(router, port: environment.httpPort, role: "http"), serviceName: "http"))
         var all: [ServiceGroupConfiguration.ServiceConfiguration] = []
@@ -134,7 +138,7 @@ public final class ServiceRuntime: Sendable {
                 name: name, defaultPort: defaultPort, defaultOpsPort: defaultOpsPort, usesBroker: usesBroker,
                 topology: topology, deadLetterExchange: deadLetterExchange)
             let parts = try await setUp(runtime)
-            try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes)
+            try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes, opsRoutes: parts.opsRoutes)
             exit(0)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))
@@ -152,11 +156,17 @@ public struct ServiceParts {
     public var clients: [any Service]
     public var services: [any Service]
     public var routes: (Router<BasicRequestContext>) -> Void
+    /// Routes served with health and metrics on the ops port (the gateway's console).
+    public var opsRoutes: (Router<BasicRequestContext>) -> Void
 
-    public init(clients: [any Service] = [], services: [any Service] = [], routes: @escaping (Router<BasicRequestContext>) -> Void = { _ in }) {
+    public init(
+        clients: [any Service] = [], services: [any Service] = [], routes: @escaping (Router<BasicRequestContext>) -> Void = { _ in },
+        opsRoutes: @escaping (Router<BasicRequestContext>) -> Void = { _ in }
+    ) {
         self.clients = clients
         self.services = services
         self.routes = routes
+        self.opsRoutes = opsRoutes
     }
 }
 

@@ -197,7 +197,7 @@ struct GatewayInternalsTests {
         #expect(error?.reason == .shutdown)
     }
 
-    @Test("every endpoint states its method, path and scope; only the events endpoints and what reads them take an events key, only settings an admin one")
+    @Test("every endpoint states its method, path and scope; only the events endpoints and what reads them take an events key, only settings an admin one, none the console's")
     func everyEndpointStatesItsScope() {
         for endpoint in Endpoint.allCases {
             let route = endpoint.route
@@ -206,6 +206,7 @@ struct GatewayInternalsTests {
             case .events: #expect(endpoint.publishes || [.getEvent, .listEvents, .getStats].contains(endpoint), "\(endpoint)")
             case .admin: #expect([.getSettings, .putSettings].contains(endpoint), "\(endpoint)")
             case .devices: #expect(!endpoint.publishes, "\(endpoint)")
+            case .console: Issue.record("\(endpoint): the console scope is the console's, no endpoint's own")
             }
         }
     }

@@ -19,7 +19,9 @@ import FoundationNetworking
 /// receiver `<app>-sponsor`, and a second app, `<app>-chat`, in webhook mode forwards
 /// everything to the receiver `<app>-chat`; both sign with `webhookSecret`. With `callbacks`,
 /// herald-callback runs too and the app's callbacks (`device.revoked`, `delivery.failed`, `event.completed`) go to the receiver
-/// `<app>-callbacks`, signed with the same secret.
+/// `<app>-callbacks`, signed with the same secret. Besides the stack's key (events, devices,
+/// admin), the app has `key + "-console"` (the console scope only) and `key + "-upstream"`
+/// (events and devices, no console).
 final class HeraldStack: Sendable {
     let sandbox: TestSandbox
     let app: String
@@ -99,6 +101,8 @@ final class HeraldStack: Sendable {
             \(callbacks ? callbackSection : "")
                 apiKeys:
                   - { id: e2e, sha256: \(sha256Hex(key)), scopes: [events, devices, admin] }
+                  - { id: e2e-console, sha256: \(sha256Hex(key + "-console")), scopes: [console] }
+                  - { id: e2e-upstream, sha256: \(sha256Hex(key + "-upstream")), scopes: [events, devices] }
                 encryption: preferred
                 defaultTTL: { smartid: { auth: 120 } }
                 fcm:
@@ -145,8 +149,13 @@ final class HeraldStack: Sendable {
             if callbacks { services.append(try ServiceProcess("herald-callback", environment: environment)) }
             // Each into `services` as soon as it runs, so a failure to start the next discards it.
             var gateways: [ServiceProcess] = []
+            // The console's overview shows every other service's readiness.
+            var gatewayEnvironment = environment
+            gatewayEnvironment["HERALD_CONSOLE_SERVICES"] = services.enumerated()
+                .map { "\($0.element.name.replacingOccurrences(of: "herald-", with: ""))-\($0.offset + 1)=http://127.0.0.1:\($0.element.healthPort)" }
+                .joined(separator: ",")
             for _ in 0..<max(1, gatewayCount) {
-                gateways.append(try ServiceProcess("herald-gateway", environment: environment))
+                gateways.append(try ServiceProcess("herald-gateway", environment: gatewayEnvironment))
                 services.append(gateways[gateways.count - 1])
             }
             let stack = HeraldStack(

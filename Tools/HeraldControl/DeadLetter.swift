@@ -61,6 +61,48 @@ public struct DeadLetter: Sendable {
         return (exchange, routingKey)
     }
 
+    /// The app whose message it is: the body's `app` (a contract's, or every element's of a
+    /// pack), or nil when the body does not say or names several.
+    public var app: String? {
+        switch try? JSONSerialization.jsonObject(with: message.body) {
+        case let object as [String: Any]:
+            return object["app"] as? String
+        case let pack as [[String: Any]]:
+            let apps = Set(pack.map { $0["app"] as? String })
+            guard apps.count == 1, let app = apps.first else { return nil }
+            return app
+        default:
+            return nil
+        }
+    }
+
+    /// Whether it is one of `ids`: message ids, or `#<position>`.
+    public func isNamed(by ids: [String]) -> Bool {
+        ids.contains { $0 == id || $0 == "#\(position)" || $0 == message.properties.messageId }
+    }
+
+    /// What `heraldctl` and the console show of it in a list: position, id, reason, replays,
+    /// origin, and the contract, queue, app and time when known.
+    public var summary: [String: Any] {
+        var entry: [String: Any] = [
+            "position": position, "id": id, "reason": reason, "replays": replays,
+            "exchange": origin.exchange, "routingKey": origin.routingKey,
+        ]
+        if let contract { entry["contract"] = contract }
+        if let queue { entry["queue"] = queue }
+        if let app { entry["app"] = app }
+        if let deadLetteredAt { entry["deadLetteredAt"] = deadLetteredAt }
+        return entry
+    }
+
+    /// The summary with the headers and the body as text: what `show` prints.
+    public var detail: [String: Any] {
+        var detail = summary
+        detail["headers"] = message.properties.headers.mapValues { "\($0)" }
+        detail["body"] = String(decoding: message.body, as: UTF8.self)
+        return detail
+    }
+
     /// How many times it was replayed before.
     public var replays: Int { Int(clamping: headers[Self.replaysHeader]?.intValue ?? 0) }
 

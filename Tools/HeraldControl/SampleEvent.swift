@@ -9,6 +9,8 @@ public enum SampleEvent: String, Sendable, CaseIterable {
     case email
     case datasync
     case chat
+    /// The canonical `herald.event.v1`, to the user's devices.
+    case event
 
     /// Whom the sample is for; each integration reads the target it needs.
     public struct Target: Sendable {
@@ -37,6 +39,7 @@ public enum SampleEvent: String, Sendable, CaseIterable {
         case .email: "/email/messages"
         case .datasync: "/webcom/events"
         case .chat: "/upstra/events"
+        case .event: "/events"
         }
     }
 
@@ -46,7 +49,7 @@ public enum SampleEvent: String, Sendable, CaseIterable {
         case .smartid: "--push-id"
         case .sponsor: "--sponsee"
         case .email: "--address (and --user, the owner)"
-        case .datasync, .chat: "--user"
+        case .datasync, .chat, .event: "--user"
         }
     }
 
@@ -76,6 +79,9 @@ public enum SampleEvent: String, Sendable, CaseIterable {
             object = ["event": "message.created", "channel": ["id": "heraldctl", "displayName": "heraldctl"],
                       "actor": ["id": "heraldctl", "displayName": "heraldctl"], "message": ["type": "text", "text": "A test message from heraldctl"],
                       "recipients": [user]]
+        case .event:
+            object = ["id": id, "source": "api", "kind": "test.push", "audience": ["users": [try need(target.user, "--user")]],
+                      "data": ["message": "A test push from heraldctl"]]
         }
         do {
             return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -29,7 +29,7 @@ struct DeadLetters: AsyncParsableCommand {
                 let table = TextTable(["#", "ID", "CONTRACT", "FROM", "REPLAYS", "AT", "REASON"], rows: letters.map { l in
                     [String(l.position), l.id, l.contract ?? "-", "\(l.origin.exchange) \(l.origin.routingKey)", String(l.replays), l.deadLetteredAt ?? "-", l.reason]
                 })
-                common.options.print(json: ["count": letters.count, "deadLetters": letters.map(summary)],
+                common.options.print(json: ["count": letters.count, "deadLetters": letters.map(\.summary)],
                                      text: letters.isEmpty ? "no dead letters" : table.text)
             }
         }
@@ -43,19 +43,16 @@ struct DeadLetters: AsyncParsableCommand {
         func run() async throws {
             try await running(common.options) { () async throws(ControlError) in
                 let letters = try await common.deadLetters().list(limit: common.limit)
-                guard let letter = letters.first(where: { matches($0, [id]) }) else {
+                guard let letter = letters.first(where: { $0.isNamed(by: [id]) }) else {
                     throw ControlError(.notFound, "no dead letter \(id) among the first \(letters.count)")
                 }
-                let fields = summary(letter)
+                let fields = letter.summary
                 let headers = letter.message.properties.headers
                 let body = String(decoding: letter.message.body, as: UTF8.self)
-                var detail = fields
-                detail["headers"] = headers.mapValues { "\($0)" }
-                detail["body"] = body
                 let text = fields.keys.sorted().map { "\($0): \(describe(fields[$0]!))" }.joined(separator: "\n")
                     + "\nheaders:\n" + headers.keys.sorted().map { "  \($0): \(headers[$0]!)" }.joined(separator: "\n")
                     + "\nbody:\n" + body
-                common.options.print(json: detail, text: text)
+                common.options.print(json: letter.detail, text: text)
             }
         }
     }
@@ -75,11 +72,11 @@ struct DeadLetters: AsyncParsableCommand {
             try await running(common.options) { () async throws(ControlError) in
                 let wanted = ids
                 let all = all
-                let replayed = try await common.deadLetters().replay(limit: common.limit) { all || matches($0, wanted) }
+                let replayed = try await common.deadLetters().replay(limit: common.limit) { all || $0.isNamed(by: wanted) }
                 if replayed.isEmpty, !wanted.isEmpty {
                     throw ControlError(.notFound, "no dead letter \(wanted.joined(separator: ", ")) among the first \(common.limit)")
                 }
-                common.options.print(json: ["replayed": replayed.map(summary)],
+                common.options.print(json: ["replayed": replayed.map(\.summary)],
                                      text: replayed.map { "replayed \($0.id) to \($0.origin.exchange) \($0.origin.routingKey) (replay \($0.replays + 1))" }.joined(separator: "\n"))
             }
         }
@@ -111,28 +108,11 @@ struct DeadLetters: AsyncParsableCommand {
                     common.options.print(json: ["purged": count], text: "purged \(count) dead letters")
                 } else {
                     let wanted = ids
-                    let purged = try await queue.purge(limit: common.limit) { matches($0, wanted) }
+                    let purged = try await queue.purge(limit: common.limit) { $0.isNamed(by: wanted) }
                     if purged.isEmpty { throw ControlError(.notFound, "no dead letter \(wanted.joined(separator: ", ")) among the first \(common.limit)") }
                     common.options.print(json: ["purged": purged.count, "ids": purged.map(\.id)], text: "purged \(purged.map(\.id).joined(separator: ", "))")
                 }
             }
         }
     }
-}
-
-/// Whether `letter` is one of `ids` (message ids, or `#<position>`).
-func matches(_ letter: DeadLetter, _ ids: [String]) -> Bool {
-    ids.contains { $0 == letter.id || $0 == "#\(letter.position)" || $0 == letter.message.properties.messageId }
-}
-
-/// A dead letter's summary for output.
-func summary(_ letter: DeadLetter) -> [String: Any] {
-    var entry: [String: Any] = [
-        "position": letter.position, "id": letter.id, "reason": letter.reason, "replays": letter.replays,
-        "exchange": letter.origin.exchange, "routingKey": letter.origin.routingKey,
-    ]
-    if let contract = letter.contract { entry["contract"] = contract }
-    if let queue = letter.queue { entry["queue"] = queue }
-    if let at = letter.deadLetteredAt { entry["deadLetteredAt"] = at }
-    return entry
 }

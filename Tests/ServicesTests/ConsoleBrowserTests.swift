@@ -1,0 +1,72 @@
+import Foundation
+import HeraldDomain
+import HeraldModel
+import HeraldTestSupport
+import Messaging
+import Testing
+
+/// The Herald Console in a real browser: Debian's chromium, driven by Selenium (PyPI) through
+/// chromium-driver, against the real executables (`Tests/Interop/console_browser.py`).
+/// Screenshots go to `HERALD_CONSOLE_SCREENSHOTS` when set (docs/console/ is made that way),
+/// else to the sandbox's folder.
+extension ServiceProcesses {
+    @Suite("The Herald Console in chromium", .enabled(if: PythonChecker.shouldRun))
+    struct ConsoleBrowserTests {
+        static let chromedriver = "/usr/bin/chromedriver"
+
+        @Test("an operator signs in, sends a test push and sees it delivered, finds a device by its token, mutes a channel, flips the network switch and replays a dead letter")
+        func anOperatorWorksThroughEveryPage() async throws {
+            let python = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")
+            try #require(FileManager.default.isExecutableFile(atPath: Self.chromedriver), "no chromium-driver: scripts/test installs chromium and chromium-driver")
+            let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0)
+            do {
+                let user = "console-user"
+                let token = "console-" + UUID().uuidString.lowercased()
+                try await stack.expectOK("PUT", "/devices/console-phone", ["platform": "fcm", "token": token, "os": "android", "userId": user])
+                // A dead letter as a stage leaves one: an event of this app, with its reason and origin.
+                let deadId = "console-dead-\(UUID().uuidString.prefix(8).lowercased())"
+                let event = NotificationEvent(
+                    id: deadId, app: stack.app, source: .api, kind: "console.replay", occurredAt: Date(), audience: .users([user]), data: ["a": "b"])
+                let publisher = Publisher(configuration: TestBroker.configuration("console-test", topology: HeraldTopology.all(.herald)))
+                try await publisher.publish(try OutgoingMessage(
+                    contract: event, exchange: "", routingKey: HeraldTopology.Queue.deadLetters.name,
+                    headers: [
+                        "x-herald-reason": .string("a test: the stage refused it"), "x-herald-stage": .string("console-test"),
+                        "x-herald-exchange": .string(""), "x-herald-routing-key": .string(HeraldTopology.Queue.registrationEvents.name),
+                    ]))
+                await publisher.close()
+
+                let screenshots = ProcessInfo.processInfo.environment["HERALD_CONSOLE_SCREENSHOTS"]
+                    ?? stack.sandbox.directory.appendingPathComponent("screenshots").path
+                let seen = try await PythonChecker.run(PythonChecker.packageRoot.appendingPathComponent("Tests/Interop/console_browser.py").path, [
+                    "console": "http://127.0.0.1:\(stack.gateway.opsPort)", "app": stack.app, "consoleKey": stack.key + "-console",
+                    "upstreamKey": stack.key + "-upstream", "user": user, "token": token, "device": "console-phone",
+                    "channel": "heraldctl", "deadLetter": deadId, "screenshots": screenshots, "chromedriver": Self.chromedriver,
+                ])
+                #expect((seen["wrongKey"] as? String)?.contains("unknown API key") == true, "\(seen)")
+                #expect((seen["withoutScope"] as? String)?.contains("lacks the console scope") == true, "\(seen)")
+                #expect(seen["keyInLocalStorage"] as? Int == 0, "the key is kept for the browser session only")
+                let services = seen["services"] as? [String] ?? []
+                #expect(services.contains { $0.hasPrefix("gateway") && $0.contains("ready") } && services.contains { $0.hasPrefix("registration-") }, "\(services)")
+                #expect((seen["testPushURL"] as? String)?.contains("/console/events/") == true, "\(seen)")
+                #expect(!stack.received(token).isEmpty, "the test push reached the device's provider")
+                #expect((seen["deviceFound"] as? String)?.contains("console-phone") == true)
+                #expect(seen["deviceToken"] as? String == TokenMask.masked(token), "the device page shows the token masked")
+                #expect((seen["chat"] as? String)?.contains("filtered") == true, "\(seen)")
+                let channel = try await stack.expectOK("GET", "/users/\(user)/channels/heraldctl/preferences")
+                #expect(channel["channelEnabled"] as? Bool == false, "the console muted the channel")
+                #expect((seen["networkOff"] as? String)?.contains("off") == true && (seen["networkOn"] as? String)?.contains("on") == true)
+                let network = try await stack.expectOK("GET", "/settings/notifications")
+                #expect(network["networkEnabled"] as? Bool == true, "switched back on")
+                #expect((seen["deadLetter"] as? String)?.contains("a test: the stage refused it") == true, "\(seen)")
+                #expect((seen["replayDelivered"] as? String)?.contains("delivered") == true, "\(seen)")
+                #expect(Int(seen["delivered"] as? String ?? "") ?? 0 >= 2, "the overview counts the deliveries: \(seen)")
+                #expect((seen["pageErrors"] as? [String] ?? ["missing"]).isEmpty, "no script error and no CSP violation: \(seen)")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+    }
+}
