@@ -594,6 +594,17 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return EventStatus(eventId: eventId, resolved: resolved, deliveries: deliveries, summary: summary)
     }
 
+    public func recentOutcomes(app: String, deviceId: String, limit: Int) async throws -> [DeviceOutcome] {
+        let rows = try await database.query("""
+            SELECT eventId, deliveryId, status, providerCode, at FROM outcomes WHERE app = \(app) AND deviceId = \(deviceId) ORDER BY at DESC LIMIT \(Int64(limit))
+            """, logger: logger)
+        var outcomes: [DeviceOutcome] = []
+        for (eventId, deliveryId, status, providerCode, at) in try rows.decode((String, String, String, String?, Date).self) {
+            outcomes.append(DeviceOutcome(eventId: eventId, deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, providerCode: providerCode, at: at))
+        }
+        return outcomes
+    }
+
     // MARK: Revocation
 
     public func revoke(_ revocation: TokenRevoked, now: Date) async throws -> RevocationResult {

@@ -20,6 +20,9 @@ public struct RegistrationCommands: Sendable {
         return try .encoding(try await run(command), type: RegistrationReply.contractName)
     }
 
+    /// How many of a device's latest outcomes `getDevice` shows.
+    static let recentOutcomes = 20
+
     public func run(_ command: RegistrationCommand) async throws -> RegistrationReply {
         try Self.check(command.app, "app")
         switch command {
@@ -28,9 +31,12 @@ public struct RegistrationCommands: Sendable {
             return RegistrationReply(device: try await store.register(app: app, registration))
         case .getDevice(let app, let deviceId):
             try Self.check(deviceId, "deviceId")
-            guard let device = try await store.device(app: app, deviceId: deviceId) else {
+            guard var device = try await store.device(app: app, deviceId: deviceId) else {
                 throw CommandError(code: "device-not-found", detail: "app \(app) has no device \(deviceId)", status: 404)
             }
+            let recent = try await store.recentOutcomes(app: app, deviceId: deviceId, limit: Self.recentOutcomes)
+            device.lastOutcome = recent.first
+            device.recentOutcomes = recent
             return RegistrationReply(device: device)
         case .unregisterDevice(let app, let deviceId, let userId):
             try Self.check(deviceId, "deviceId")

@@ -85,6 +85,8 @@ public protocol OutcomeStore: Sendable {
     func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent]
     /// What became of an event; nil when nothing is known of it.
     func eventStatus(app: String, eventId: String) async throws -> EventStatus?
+    /// The device's latest `limit` outcomes, most recent first.
+    func recentOutcomes(app: String, deviceId: String, limit: Int) async throws -> [DeviceOutcome]
 }
 
 /// The log of the events Registration fanned out, with their outcomes' counts: what

@@ -470,6 +470,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         return status
     }
 
+    public func recentOutcomes(app: String, deviceId: String, limit: Int) async throws -> [DeviceOutcome] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT eventId, deliveryId, status, providerCode, at FROM outcomes WHERE app = ? AND deviceId = ? ORDER BY at DESC LIMIT ?
+                """, arguments: [app, deviceId, limit]).map { row in
+                DeviceOutcome(
+                    eventId: row["eventId"], deliveryId: row["deliveryId"], status: OutcomeStatus(rawValue: row["status"]) ?? .failed,
+                    providerCode: row["providerCode"], at: row["at"])
+            }
+        }
+    }
+
     // MARK: Revocation
 
     /// Removes the device holding a dead token, unless it was registered again after the

@@ -50,8 +50,10 @@ public struct DeviceRecord: Codable, Sendable, Hashable {
     public var createdAt: Date
     public var updatedAt: Date
     public var lastSeenAt: Date
-    /// The device's latest delivery outcome, in a list of devices.
+    /// The device's latest delivery outcome (in a list of devices, and alone).
     public var lastOutcome: DeviceOutcome?
+    /// Its latest outcomes, most recent first: only when the device is asked for alone.
+    public var recentOutcomes: [DeviceOutcome]?
 
     public init(registration: DeviceRegistration, createdAt: Date, updatedAt: Date, lastSeenAt: Date, lastOutcome: DeviceOutcome? = nil) {
         self.registration = registration

@@ -120,7 +120,7 @@ try:
     driver.find_element(By.LINK_TEXT, request["device"]).click()
     heading("Device")
     seen["deviceToken"] = until_text("#device-token", request["token"][:6])
-    until_text("#recent", "Recent deliveries")
+    seen["recent"] = until_text("section[aria-labelledby=recent]", "delivered")
     shot("device")
 
     # Mute a channel for the user, then the next chat message is filtered.
@@ -160,7 +160,19 @@ try:
     driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/dead-letters']").click()
     heading("Dead letters")
     seen["deadLetter"] = until_text("main tbody", request["deadLetter"])
+    until_text("main tbody", request["purgedLetter"])
     shot("dead-letters")
+    # Show one: its headers and body.
+    row = driver.find_element(By.CSS_SELECTOR, f"button.replay[data-id='{request['deadLetter']}']").find_element(By.XPATH, "./ancestor::tr")
+    row.find_element(By.XPATH, ".//button[text()='Show']").click()
+    seen["shown"] = until_text("#dead-letter-detail", "x-herald-reason")
+    # Purge asks first: nothing goes until the confirmation.
+    driver.find_element(By.CSS_SELECTOR, f"button.purge[data-id='{request['purgedLetter']}']").click()
+    confirm = wait.until(lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "button.danger") if b.is_displayed() and "for good" in b.text), None))
+    seen["purgeAsked"] = confirm.text
+    confirm.click()
+    seen["purged"] = until_text("#dead-letter-message", "Purged")
+    seen["purgedGone"] = request["purgedLetter"] not in driver.execute_script("return document.querySelector('main tbody')?.innerText || ''")
     driver.find_element(By.CSS_SELECTOR, f"button.replay[data-id='{request['deadLetter']}']").click()
     seen["replayed"] = until_text("#dead-letter-message", "Replayed")
     go(f"events/{request['deadLetter']}")

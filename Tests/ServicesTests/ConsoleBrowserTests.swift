@@ -5,6 +5,10 @@ import HeraldTestSupport
 import Messaging
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The Herald Console in a real browser: Debian's chromium, driven by Selenium (PyPI) through
 /// chromium-driver, against the real executables (`Tests/Interop/console_browser.py`).
 /// Screenshots go to `HERALD_CONSOLE_SCREENSHOTS` when set (docs/console/ is made that way),
@@ -13,6 +17,23 @@ extension ServiceProcesses {
     @Suite("The Herald Console in chromium", .enabled(if: PythonChecker.shouldRun))
     struct ConsoleBrowserTests {
         static let chromedriver = "/usr/bin/chromedriver"
+
+        /// One request to the console; headers in lower case.
+        static func request(_ url: String, key: String?, body: [String: Any]? = nil) async throws -> (status: Int, headers: [String: String], body: String) {
+            var request = URLRequest(url: URL(string: url)!)
+            request.timeoutInterval = 10
+            if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+            if let body {
+                request.httpMethod = "POST"
+                request.httpBody = try JSONSerialization.data(withJSONObject: body)
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
+            return (http.statusCode, headers, String(decoding: data, as: UTF8.self))
+        }
 
         @Test("an operator signs in, sends a test push and sees it delivered, finds a device by its token, mutes a channel, flips the network switch and replays a dead letter")
         func anOperatorWorksThroughEveryPage() async throws {
@@ -23,17 +44,22 @@ extension ServiceProcesses {
                 let user = "console-user"
                 let token = "console-" + UUID().uuidString.lowercased()
                 try await stack.expectOK("PUT", "/devices/console-phone", ["platform": "fcm", "token": token, "os": "android", "userId": user])
-                // A dead letter as a stage leaves one: an event of this app, with its reason and origin.
+                // Dead letters as a stage leaves them: events with their reason and origin; one
+                // to replay, one to purge, and one of another app the console must not show.
                 let deadId = "console-dead-\(UUID().uuidString.prefix(8).lowercased())"
-                let event = NotificationEvent(
-                    id: deadId, app: stack.app, source: .api, kind: "console.replay", occurredAt: Date(), audience: .users([user]), data: ["a": "b"])
+                let purgedId = "console-purged-\(UUID().uuidString.prefix(8).lowercased())"
+                let foreignId = "console-foreign-\(UUID().uuidString.prefix(8).lowercased())"
                 let publisher = Publisher(configuration: TestBroker.configuration("console-test", topology: HeraldTopology.all(.herald)))
-                try await publisher.publish(try OutgoingMessage(
-                    contract: event, exchange: "", routingKey: HeraldTopology.Queue.deadLetters.name,
-                    headers: [
-                        "x-herald-reason": .string("a test: the stage refused it"), "x-herald-stage": .string("console-test"),
-                        "x-herald-exchange": .string(""), "x-herald-routing-key": .string(HeraldTopology.Queue.registrationEvents.name),
-                    ]))
+                for (id, app) in [(deadId, stack.app), (purgedId, stack.app), (foreignId, "someone-else")] {
+                    let event = NotificationEvent(id: id, app: app, source: .api, kind: "console.replay", occurredAt: Date(), audience: .users([user]), data: ["a": "b"])
+                    try await publisher.publish(try OutgoingMessage(
+                        contract: event, exchange: "", routingKey: HeraldTopology.Queue.deadLetters.name,
+                        headers: [
+                            "x-herald-reason": .string("a test: the stage refused it"), "x-herald-stage": .string("console-test"),
+                            "x-herald-exchange": .string(""), "x-herald-routing-key": .string(HeraldTopology.Queue.registrationEvents.name),
+                            "x-herald-dead-lettered-at": .string(HeraldJSON.formatTimestamp(Date())),
+                        ]))
+                }
                 await publisher.close()
 
                 let screenshots = ProcessInfo.processInfo.environment["HERALD_CONSOLE_SCREENSHOTS"]
@@ -41,7 +67,7 @@ extension ServiceProcesses {
                 let seen = try await PythonChecker.run(PythonChecker.packageRoot.appendingPathComponent("Tests/Interop/console_browser.py").path, [
                     "console": "http://127.0.0.1:\(stack.gateway.opsPort)", "app": stack.app, "consoleKey": stack.key + "-console",
                     "upstreamKey": stack.key + "-upstream", "user": user, "token": token, "device": "console-phone",
-                    "channel": "heraldctl", "deadLetter": deadId, "screenshots": screenshots, "chromedriver": Self.chromedriver,
+                    "channel": "heraldctl", "deadLetter": deadId, "purgedLetter": purgedId, "screenshots": screenshots, "chromedriver": Self.chromedriver,
                 ])
                 #expect((seen["wrongKey"] as? String)?.contains("unknown API key") == true, "\(seen)")
                 #expect((seen["withoutScope"] as? String)?.contains("lacks the console scope") == true, "\(seen)")
@@ -60,6 +86,23 @@ extension ServiceProcesses {
                 #expect(network["networkEnabled"] as? Bool == true, "switched back on")
                 #expect((seen["deadLetter"] as? String)?.contains("a test: the stage refused it") == true, "\(seen)")
                 #expect((seen["replayDelivered"] as? String)?.contains("delivered") == true, "\(seen)")
+                #expect((seen["shown"] as? String)?.contains("console-test") == true, "the letter's headers are shown: \(seen)")
+                #expect((seen["purgeAsked"] as? String)?.contains(purgedId) == true && seen["purgedGone"] as? Bool == true, "\(seen)")
+                #expect((seen["recent"] as? String)?.contains("delivered") == true, "the device page lists its deliveries: \(seen)")
+
+                // The console's API: its headers, its scope, and one app's letters only.
+                let console = "http://127.0.0.1:\(stack.gateway.opsPort)/console"
+                let page = try await Self.request("\(console)/", key: nil)
+                #expect(page.headers["content-security-policy"]?.contains("script-src 'self'") == true && page.headers["x-frame-options"] == "DENY", "\(page.headers)")
+                #expect(try await Self.request("\(console)/api/apps/\(stack.app)/system", key: nil).status == 401)
+                #expect(try await Self.request("\(console)/api/apps/\(stack.app)/system", key: stack.key + "-upstream").status == 403)
+                #expect(try await Self.request("\(console)/api/apps/someone-else/dead-letters", key: stack.key + "-console").status == 403)
+                let letters = try await Self.request("\(console)/api/apps/\(stack.app)/dead-letters", key: stack.key + "-console")
+                #expect(letters.status == 200 && !letters.body.contains(foreignId) && !letters.body.contains(deadId), "\(letters.body)")
+                let purge = try await Self.request("\(console)/api/apps/\(stack.app)/dead-letters/purge", key: stack.key + "-console", body: ["ids": [foreignId]])
+                #expect(purge.status == 400, "a purge without confirm: true is refused: \(purge.body)")
+                let foreign = try await Self.request("\(console)/api/apps/\(stack.app)/dead-letters/purge", key: stack.key + "-console", body: ["ids": [foreignId], "confirm": true])
+                #expect(foreign.status == 404, "another app's letter cannot be purged: \(foreign.body)")
                 #expect(Int(seen["delivered"] as? String ?? "") ?? 0 >= 2, "the overview counts the deliveries: \(seen)")
                 #expect((seen["pageErrors"] as? [String] ?? ["missing"]).isEmpty, "no script error and no CSP violation: \(seen)")
                 try await stack.stop()

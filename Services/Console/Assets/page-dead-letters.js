@@ -44,7 +44,7 @@ export async function deadLettersPage(context, note) {
       if (!done.ok) return message.replaceChildren(problem(done));
       await deadLettersPage(context, `Purged ${letter.id}.`);
     });
-    return [h("span", { class: "mono" }, letter.id), letter.contract || "–", letter.reason, `${letter.exchange} ${letter.routingKey}`,
+    return [h("span", { class: "mono" }, letter.id), letter.contract || "–", letter.reason, `${letter.exchange || "(default exchange)"} → ${letter.routingKey}`,
       String(letter.replays), time(letter.deadLetteredAt), h("span", { class: "actions" }, showButton, replay, purge, confirm)];
   });
   parts.push(table("This app's dead letters, oldest first", ["id", "contract", "reason", "from", "replays", "at", "actions"], rows, "No dead letter: nothing waits."), detail);

@@ -24,13 +24,7 @@ export async function devicePage({ main, id, navigate }) {
       h("dt", {}, "Registered"), h("dd", {}, time(createdAt)),
       h("dt", {}, "Updated"), h("dd", {}, time(updatedAt)),
       h("dt", {}, "Last seen"), h("dd", {}, time(lastSeenAt)))));
-  let outcomes = recentOutcomes || (lastOutcome ? [lastOutcome] : []);
-  if (!outcomes.length && registration.userId) {
-    // A list of devices carries each one's latest outcome.
-    const listed = await call(`/users/${encodeURIComponent(registration.userId)}/devices?limit=200`);
-    const self = listed.ok ? listed.body.devices.find((device) => device.registration.deviceId === registration.deviceId) : null;
-    if (self?.lastOutcome) outcomes = [self.lastOutcome];
-  }
+  const outcomes = recentOutcomes || (lastOutcome ? [lastOutcome] : []);
   parts.push(h("section", { "aria-labelledby": "recent" },
     h("h2", { id: "recent" }, "Recent deliveries"),
     table("The device's latest outcomes", ["event", "delivery", "status", "provider code", "at"],
