@@ -40,6 +40,9 @@ public struct WebhookClient: UnicastProviderClient {
     let settings: WebhookSettings
     let now: @Sendable () -> Date
     private let load: DestinationLoad
+    /// Callbacks only: holds them while their endpoint keeps failing, so a dead endpoint
+    /// costs one probe a while rather than an attempt per callback per delay tier.
+    let circuit: CircuitBreaker<ContinuousClock>?
 
     public init(
         app: String, destination: WebhookDestination, transport: HTTPTransport, purpose: Purpose = .forwards, settings: WebhookSettings = WebhookSettings(),
@@ -53,6 +56,7 @@ public struct WebhookClient: UnicastProviderClient {
         self.settings = settings
         self.now = now
         load = DestinationLoad()
+        circuit = purpose == .callbacks ? CircuitBreaker(configuration: settings.circuit, clock: ContinuousClock()) : nil
     }
 
     public func send(_ request: DispatchRequest) async -> SendResult {
@@ -66,6 +70,29 @@ public struct WebhookClient: UnicastProviderClient {
         case .callbacks:
             do { body = try CallbackPayload(request).body() } catch { return .failed(.encoding, "the callback could not be encoded: \(error)") }
         }
+        var probe = false
+        if let circuit {
+            switch circuit.admit() {
+            case .send(let probing): probe = probing
+            case .hold(let wait):
+                return .held(reason: "\(destination.host) keeps failing: held until the circuit is tried again", retryAfter: wait)
+            }
+        }
+        let result = await post(request, body: body)
+        if let circuit, case .open? = circuit.record(failed: Self.isFailure(result), probe: probe) {
+            WebhookMetrics.circuitOpened.increment()
+        }
+        return result
+    }
+
+    /// Whether a result is the destination failing (not answering, or 429 or 5xx), as the
+    /// circuit counts failures; a busy destination is our own limit, not its failure.
+    static func isFailure(_ result: SendResult) -> Bool {
+        guard case .retry(let code, _, _) = result else { return false }
+        return code.raw != DispatchCode.destinationBusy.raw
+    }
+
+    private func post(_ request: DispatchRequest, body: Data) async -> SendResult {
         guard load.enter(slots: settings.concurrency, stall: settings.stall) else {
             WebhookMetrics.busy.increment()
             return .retry(.destinationBusy, "\(destination.host) has \(settings.concurrency) forwards in flight and none finished within \(settings.stall)")
@@ -175,4 +202,7 @@ enum WebhookMetrics {
     })
     /// `herald_webhook_busy_total`: deliveries sent to a delay tier because their destination was stalled.
     static let busy = Counter(label: "herald_webhook_busy_total")
+    /// `herald_callback_circuit_opened_total`: times a callback endpoint's circuit opened
+    /// (again after each failed probe).
+    static let circuitOpened = Counter(label: "herald_callback_circuit_opened_total")
 }

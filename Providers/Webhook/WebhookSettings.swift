@@ -1,4 +1,5 @@
 import Foundation
+import DispatchKit
 import HTTPTransport
 import ServiceKit
 
@@ -11,12 +12,16 @@ import ServiceKit
 /// | `HERALD_WEBHOOK_CONCURRENCY` | `32` | forwards in flight at once to one destination |
 /// | `HERALD_WEBHOOK_STALL_MS` | `500` | a destination with every slot taken and no forward finished for this long is stalled: its new deliveries go to a delay tier at once instead of waiting, so a slow tenant does not hold the prefetched deliveries others need |
 /// | `HERALD_WEBHOOK_PREFETCH` | `512` | deliveries taken from `dispatch.webhook` at once |
+/// | `HERALD_WEBHOOK_CIRCUIT_THRESHOLD` | `5` | `herald-callback`: failures in a row (no answer, 429, 5xx) that open an endpoint's circuit |
+/// | `HERALD_WEBHOOK_CIRCUIT_OPEN_MS` | `30000` | `herald-callback`: how long the circuit first stays open (doubling after each failed probe, up to ten minutes) |
 public struct WebhookSettings: Sendable, Hashable {
     public var connectTimeout: Duration
     public var timeout: Duration
     public var concurrency: Int
     public var stall: Duration
     public var prefetch: UInt16
+    /// When a callback endpoint's circuit opens (callbacks only; forwards are not held).
+    public var circuit = CircuitBreakerConfiguration()
 
     public init(connectTimeout: Duration = .seconds(3), timeout: Duration = .seconds(10), concurrency: Int = 32, stall: Duration = .milliseconds(500), prefetch: UInt16 = 512) {
         self.connectTimeout = connectTimeout
@@ -54,6 +59,8 @@ public struct WebhookSettings: Sendable, Hashable {
         if let value = try milliseconds("HERALD_WEBHOOK_TIMEOUT_MS") { settings.timeout = value }
         if let value = try count("HERALD_WEBHOOK_CONCURRENCY") { settings.concurrency = value }
         if let value = try milliseconds("HERALD_WEBHOOK_STALL_MS", from: 0) { settings.stall = value }
+        if let value = try count("HERALD_WEBHOOK_CIRCUIT_THRESHOLD") { settings.circuit.threshold = value }
+        if let value = try milliseconds("HERALD_WEBHOOK_CIRCUIT_OPEN_MS") { settings.circuit.firstOpen = value }
         if let prefetch = try reader.parse("HERALD_WEBHOOK_PREFETCH", expected: "a number from 1 to 65535", {
             UInt16($0).flatMap { $0 > 0 ? $0 : nil }
         }) {

@@ -194,7 +194,7 @@ public enum DispatchStage {
                     let result = await inFlight?.waitForEnd(of: request.deliveryId)
                     if let record, record.contains(request.deliveryId, now: now()) {
                         emissions.append(try deliveredBefore(request, at: now()))
-                    } else if let result, case .retry = result {
+                    } else if let result, result.waits {
                         emissions.append(try DispatchStage.emissions(
                             for: request, result: result, platform: platform, routes: routes, policy: policy, sentAt: sentAt, now: now(), logger: logger))
                     } else {
@@ -247,6 +247,23 @@ public enum DispatchStage {
                 try .publish(revocation, to: routes.control, routingKey: HeraldTopology.RoutingKey.tokenRevoked),
                 try .outcome(Outcome(request: request, status: .revoked, reason: reason, providerCode: code.raw, at: now), to: routes.outcomes),
             ]
+        case .held(let reason, let retryAfter):
+            // No attempt was made: the request waits, keeping its attempt count, with no outcome.
+            let wait = RetryPolicy.seconds(retryAfter)
+            let firstAttemptAt = request.firstAttemptAt ?? sentAt
+            let deadline = policy.deadline(firstAttemptAt: request.acceptedAt ?? firstAttemptAt, expiresAt: request.expiresAt)
+            guard request.ttlSeconds != 0, now.addingTimeInterval(wait) <= deadline else {
+                count(platform, "expired")
+                return [try .outcome(Outcome(
+                    request: request, status: .expired, reason: "its destination kept failing: \(reason)", at: now), to: routes.outcomes)]
+            }
+            count(platform, "held")
+            let tier = RetryTier.atLeast(seconds: wait)
+            logger?.debug("send held", metadata: ["deliveryId": "\(request.deliveryId)", "tier": "\(tier.label)", "reason": "\(reason)"])
+            var next = request
+            next.firstAttemptAt = firstAttemptAt
+            next.notBefore = wait > TimeInterval(tier.seconds) ? now.addingTimeInterval(wait) : nil
+            return [try .publish(next, to: routes.retry, routingKey: HeraldTopology.retryRoutingKey(platform, tier))]
         case .retry(let code, let reason, let retryAfter):
             if request.ttlSeconds == 0 {
                 // "Now or never": one attempt, as the providers treat a TTL of 0.

@@ -14,14 +14,25 @@ public enum SendResult: Sendable, Hashable {
     /// `invalidSince` (when the provider says since when it is invalid, as APNs' 410 does;
     /// else after the send).
     case revoked(code: any ProviderCode, reason: String, invalidSince: Date? = nil)
+    /// Not sent: its destination is failing (an open `CircuitBreaker`). The request waits in
+    /// the broker for `retryAfter`, with no attempt counted and no outcome, then comes back.
+    case held(reason: String, retryAfter: Duration)
     /// The provider says the message's time to live is over (Push Kit `80100004`): the
     /// delivery is pointless now, and the registration stays.
     case expired(code: any ProviderCode, reason: String)
 
-    /// The result's code, nil for a delivery.
+    /// Whether the request goes back to the broker to be sent later (retried or held).
+    public var waits: Bool {
+        switch self {
+        case .retry, .held: true
+        default: false
+        }
+    }
+
+    /// The result's code, nil for a delivery and a held send.
     public var code: (any ProviderCode)? {
         switch self {
-        case .delivered: nil
+        case .delivered, .held: nil
         case .retry(let code, _, _), .failed(let code, _), .revoked(let code, _, _), .expired(let code, _): code
         }
     }
@@ -29,6 +40,7 @@ public enum SendResult: Sendable, Hashable {
     public static func == (a: SendResult, b: SendResult) -> Bool {
         switch (a, b) {
         case (.delivered(let x), .delivered(let y)): x == y
+        case (.held(let r, let after), .held(let s, let later)): r == s && after == later
         case (.retry(let c, let r, let after), .retry(let d, let s, let later)): c.isSame(as: d) && r == s && after == later
         case (.revoked(let c, let r, let since), .revoked(let d, let s, let other)):
             c.isSame(as: d) && r == s && since == other
@@ -45,6 +57,7 @@ public enum SendResult: Sendable, Hashable {
         case .failed(let code, let reason): hasher.combine(2); hasher.combine(code.raw); hasher.combine(reason)
         case .revoked(let code, let reason, let since): hasher.combine(3); hasher.combine(code.raw); hasher.combine(reason); hasher.combine(since)
         case .expired(let code, let reason): hasher.combine(4); hasher.combine(code.raw); hasher.combine(reason)
+        case .held(let reason, let after): hasher.combine(5); hasher.combine(reason); hasher.combine(after)
         }
     }
 }

@@ -60,6 +60,24 @@ struct RetryPolicyTests {
         #expect(outcome.status == .retrying && outcome.providerCode == "UNAVAILABLE")
     }
 
+    @Test func aHeldSendWaitsInTheTierForTheTimeLeftWithNoAttemptAndNoOutcome() throws {
+        var request = TestSandbox.request(token: "t")
+        request.attempt = 3
+        let emitted = try emissions(request, .held(reason: "the endpoint keeps failing", retryAfter: .seconds(25)))
+        #expect(emitted.count == 1, "no outcome: nothing was tried")
+        #expect(emitted[0].message.exchange == HeraldTopology.Exchange.retry.name && emitted[0].message.routingKey == "fcm.30s")
+        let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)
+        #expect(next.attempt == 3 && next.firstAttemptAt == now && next.notBefore == nil)
+    }
+
+    @Test func aSendHeldPastTwoHoursExpires() throws {
+        var request = TestSandbox.request(token: "t")
+        request.firstAttemptAt = now.addingTimeInterval(-7200 + 10)
+        let emitted = try emissions(request, .held(reason: "the endpoint keeps failing", retryAfter: .seconds(30)))
+        let outcome = try HeraldJSON.decode(Outcome.self, from: try #require(emitted.first).message.body)
+        #expect(emitted.count == 1 && outcome.status == .expired && outcome.reason?.contains("kept failing") == true)
+    }
+
     @Test func theFirstRetryRecordsWhenTheFirstAttemptWasMade() throws {
         let emitted = try emissions(TestSandbox.request(token: "t"), .retry(code: FakeCode("INTERNAL"), reason: "oops"))
         let next = try HeraldJSON.decode(DispatchRequest.self, from: emitted[0].message.body)

@@ -78,6 +78,53 @@ import Webhook
         }
     }
 
+    @Test func aCallbackEndpointThatKeepsFailingIsHeldThenProbedAndLetThroughOnceItAnswers() async throws {
+        var settings = WebhookSettings(connectTimeout: TestSandbox.connectTimeout, timeout: .seconds(60))
+        settings.circuit = CircuitBreakerConfiguration(threshold: 3, firstOpen: .milliseconds(300))
+        try await withReceiver { sandbox, transport in
+            let name = "fail-503-4-recovering"
+            let client = try TestSandbox.webhookClient(url: sandbox.webhookURL(name), transport: transport, settings: settings, purpose: .callbacks)
+            func callback() -> DispatchRequest {
+                DispatchRequest.callback(.deviceRevoked, app: "demo", key: UUID().uuidString, data: ["app": "demo"], at: Date())
+            }
+            for _ in 0..<3 {
+                guard case .retry = await client.send(callback()) else { Issue.record("a 503 is retried"); return }
+            }
+            guard case .held(_, let wait) = await client.send(callback()) else { Issue.record("the fourth callback is not held"); return }
+            #expect(wait <= .milliseconds(300))
+            #expect(sandbox.receiver.received(name: name).count == 3, "a held callback makes no request")
+            // The window ends: one probe (the 4th failure) reopens it for twice as long.
+            var probe: SendResult = .held(reason: "", retryAfter: .zero)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while case .held = probe, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                probe = await client.send(callback())
+            }
+            guard case .retry = probe else { Issue.record("the probe: \(probe)"); return }
+            guard case .held(_, let longer) = await client.send(callback()) else { Issue.record("held again after a failed probe"); return }
+            #expect(longer > .milliseconds(300) && longer <= .milliseconds(600))
+            // The next probe is answered: the circuit closes and callbacks flow.
+            var answered: SendResult = .held(reason: "", retryAfter: .zero)
+            while case .held = answered, ContinuousClock.now < deadline + .seconds(10) {
+                try await Task.sleep(for: .milliseconds(50))
+                answered = await client.send(callback())
+            }
+            #expect(answered == .delivered(providerId: nil))
+            #expect(await client.send(callback()) == .delivered(providerId: nil))
+            #expect(sandbox.receiver.received(name: name).map(\.status) == [503, 503, 503, 503, 204, 204])
+        }
+    }
+
+    @Test func aForwardIsNeverHeld() async throws {
+        try await withReceiver { sandbox, transport in
+            let client = try TestSandbox.webhookClient(url: sandbox.webhookURL("fail-503-down"), transport: transport)
+            for _ in 0..<8 {
+                guard case .retry = await client.send(TestSandbox.forward()) else { Issue.record("a forward was not tried"); return }
+            }
+            #expect(sandbox.receiver.received(name: "fail-503-down").count == 8)
+        }
+    }
+
     @Test func aRetryIsNeverSoonerThanRetryAfter() async throws {
         try await withReceiver { sandbox, transport in
             for name in ["fail-429-after-7-busy", "fail-503-after-7-down"] {
