@@ -84,7 +84,7 @@ public enum DispatchStage {
     ) -> Stage<DispatchRequest> {
         let routes = routes ?? Routes(platform: platform)
         // Every series of the platform from the start, at zero.
-        for result in ["delivered", "failed", "revoked", "retried", "expired"] { _ = results[ResultKey(platform: platform, result: result)] }
+        for result in ["delivered", "failed", "revoked", "retried", "expired", "held"] { _ = results[ResultKey(platform: platform, result: result)] }
         for tier in HeraldTopology.retryTiers { _ = retries[TierKey(platform: platform, tier: tier)] }
         let batch = Batch(
             platform: platform, routes: routes, policy: policy, now: now, record: record, sendLimit: batching.sendLimit,
