@@ -28,7 +28,7 @@ export async function overviewPage({ main }) {
       h("h2", { id: "services" }, "Services"),
       table("Readiness of each service", ["service", "ready", "checks"], services.map((service) => [
         service.name, status(service.ready ? "ready" : "not-ready"),
-        service.error || Object.entries(service.checks).map(([name, state]) => `${name}: ${state}`).join(", "),
+        service.error || checks(service.checks),
       ]), "No service is listed (HERALD_CONSOLE_SERVICES names them).")));
     parts.push(h("section", { "aria-labelledby": "dead" },
       h("h2", { id: "dead" }, "Dead letters"),
@@ -70,4 +70,12 @@ function grouped(queues) {
     if (queue.deliverRate !== undefined) row.deliverRate = (row.deliverRate || 0) + queue.deliverRate;
   }
   return rows;
+}
+
+/// A service's checks in a few words: all passing, or the ones failing.
+function checks(all) {
+  const entries = Object.entries(all);
+  const failing = entries.filter(([, state]) => state !== "ok").map(([name]) => name);
+  if (!entries.length) return "–";
+  return failing.length ? `failing: ${failing.join(", ")}` : `all ${entries.length} checks pass`;
 }
