@@ -73,6 +73,20 @@ def sign_in(app, key):
     driver.switch_to.active_element.send_keys(key, Keys.ENTER)
 
 
+def send_sample(integration, path, screenshot=None):
+    """Sends the user a sample of `integration` from the form; ends on the event's page."""
+    driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/send']").click()
+    heading("Send a test push")
+    Select(driver.find_element(By.NAME, "integration")).select_by_value(integration)
+    driver.find_element(By.NAME, "target").send_keys(request["user"])
+    driver.find_element(By.CSS_SELECTOR, "#prepare button[type=submit]").click()
+    wait.until(lambda d: d.find_element(By.NAME, "path").get_attribute("value") == path)
+    if screenshot:
+        shot(screenshot)
+    driver.find_element(By.CSS_SELECTOR, "#send button[type=submit]").click()
+    heading("Event")
+
+
 try:
     # Sign in: an unknown key and a key without the console scope are refused.
     sign_in(request["app"], "not-a-key")
@@ -89,15 +103,7 @@ try:
     seen["keyInLocalStorage"] = driver.execute_script("return localStorage.length")
 
     # A test push from the form, followed live on the event's page.
-    driver.find_element(By.LINK_TEXT, "Send a test push").click()
-    heading("Send a test push")
-    Select(driver.find_element(By.NAME, "integration")).select_by_value("event")
-    driver.find_element(By.NAME, "target").send_keys(request["user"])
-    driver.find_element(By.CSS_SELECTOR, "#prepare button[type=submit]").click()
-    wait.until(lambda d: d.find_element(By.NAME, "path").get_attribute("value") == "/events")
-    shot("send")
-    driver.find_element(By.CSS_SELECTOR, "#send button[type=submit]").click()
-    heading("Event")
+    send_sample("event", "/events", screenshot="send")
     seen["testPushURL"] = driver.current_url
     seen["testPush"] = until_text("#event-status", "delivered")
     shot("event")
@@ -134,16 +140,17 @@ try:
         box.send_keys(Keys.SPACE)  # the keyboard toggles it
     driver.find_element(By.ID, "channel-save").click()
     seen["channel"] = until_text("#channel-preferences", "muted")
-    driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/send']").click()
-    heading("Send a test push")
-    Select(driver.find_element(By.NAME, "integration")).select_by_value("chat")
-    driver.find_element(By.NAME, "target").send_keys(request["user"])
-    driver.find_element(By.CSS_SELECTOR, "#prepare button[type=submit]").click()
-    wait.until(lambda d: d.find_element(By.NAME, "path").get_attribute("value") == "/upstra/events")
-    driver.find_element(By.CSS_SELECTOR, "#send button[type=submit]").click()
-    heading("Event")
+    send_sample("chat", "/upstra/events")
     seen["chatURL"] = driver.current_url
     seen["chat"] = until_text("#event-status", "filtered")
+    # Two events now, a page at a time: the next page's link keeps the filters and carries the cursor.
+    go("events?limit=1")
+    heading("Events")
+    first_page = until_text("main tbody", ":")
+    driver.find_element(By.LINK_TEXT, "Older events").click()
+    wait.until(lambda d: "cursor=" in d.current_url)
+    second_page = until_text("main tbody", ":")
+    seen["paged"] = first_page != second_page and len(driver.find_elements(By.CSS_SELECTOR, "main tbody tr")) == 1
 
     # The network switch, off and on again.
     driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/preferences']").click()

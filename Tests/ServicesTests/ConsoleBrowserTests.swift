@@ -76,6 +76,7 @@ extension ServiceProcesses {
                 #expect(services.contains { $0.hasPrefix("gateway") && $0.contains("ready") } && services.contains { $0.hasPrefix("registration-") }, "\(services)")
                 #expect((seen["testPushURL"] as? String)?.contains("/console/events/") == true, "\(seen)")
                 #expect(!stack.received(token).isEmpty, "the test push reached the device's provider")
+                #expect(seen["paged"] as? Bool == true, "the events list pages with its cursor: \(seen)")
                 #expect((seen["deviceFound"] as? String)?.contains("console-phone") == true)
                 #expect(seen["deviceToken"] as? String == TokenMask.masked(token), "the device page shows the token masked")
                 #expect((seen["chat"] as? String)?.contains("filtered") == true, "\(seen)")

@@ -1,6 +1,6 @@
 // Devices: find devices by user, device id or the end of their token; each links to its page.
 import { call } from "./api.js";
-import { h, field, link, problem, show, status, table, time } from "./ui.js";
+import { h, field, link, nextPage, problem, show, status, table, time } from "./ui.js";
 
 const modes = [
   { value: "tokenSuffix", label: "Token ends with" },
@@ -42,11 +42,7 @@ export async function devicesPage({ main, query, navigate }) {
         registration.platform, h("span", { class: "mono" }, registration.token), time(createdAt),
         lastOutcome ? status(lastOutcome.status) : "–",
       ]), "No device matches."));
-    if (nextCursor) {
-      const next = new URLSearchParams(query);
-      next.set("cursor", nextCursor);
-      parts.push(h("p", {}, link(`devices?${next}`, "More devices")));
-    }
+    if (nextCursor) parts.push(nextPage("devices", query, nextCursor, "More devices"));
   }
   show(main, ...parts);
 }

@@ -1,7 +1,7 @@
 // Events: the app's events, most recent first, filtered by source, kind, status and time;
 // the filters and the page's cursor are in the link, so a view can be shared.
 import { call } from "./api.js";
-import { h, field, link, problem, show, status, table, time } from "./ui.js";
+import { h, field, link, nextPage, problem, show, status, table, time } from "./ui.js";
 
 const sources = ["", "api", "smartid", "evernym", "upstra", "sudo-email", "webcom"];
 const statuses = ["", "pending", "delivered", "partial", "failed", "filtered"];
@@ -50,11 +50,7 @@ export async function eventsPage({ main, query, navigate }) {
         status(event.status), String(event.deliveries), String(event.counts.delivered), String(event.counts.filtered),
         String(event.counts.failed + event.counts.expired + event.counts.revoked),
       ]), "No event matches."));
-    if (nextCursor) {
-      const next = new URLSearchParams(query);
-      next.set("cursor", nextCursor);
-      parts.push(h("p", {}, link(`events?${next}`, "Older events")));
-    }
+    if (nextCursor) parts.push(nextPage("events", query, nextCursor, "Older events"));
   }
   show(main, ...parts);
 }

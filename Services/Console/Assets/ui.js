@@ -24,6 +24,13 @@ export function link(path, ...children) {
   return h("a", { href: `/console/${path}` }, ...children);
 }
 
+/// The link to a list's next page: the same filters, and the page's cursor.
+export function nextPage(page, query, cursor, text) {
+  const next = new URLSearchParams(query);
+  next.set("cursor", cursor);
+  return h("p", {}, link(`${page}?${next}`, text));
+}
+
 /// A table with a caption, column headings and rows of cells.
 export function table(caption, headings, rows, empty = "Nothing to show.") {
   if (!rows.length) return h("p", { class: "empty" }, empty);
