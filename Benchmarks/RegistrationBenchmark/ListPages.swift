@@ -10,18 +10,22 @@ import Registry
 /// takes from a store holding `events` logged events (each with one outcome) and `devices`
 /// devices, and how much space they take. A benchmark, not a test.
 enum ListPages {
-    static func run(events: Int, devices: Int, backend: String) async throws {
+    /// With `keep`, the store is filled where herald-registration finds it and left there
+    /// (scripts/bench-lists then reads the same pages through the gateway): for SQLite, the
+    /// data directory; for PostgreSQL, a database URL whose schema `registration` is filled.
+    static func run(events: Int, devices: Int, backend: String, keep: String? = nil) async throws {
         let logger = Logger(label: "bench")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-lists-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = keep.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-lists-bench-\(UUID().uuidString)")
+        defer { if keep == nil { try? FileManager.default.removeItem(at: directory) } }
         let store: any RegistrationStore
         var pool: PostgresPool?
-        let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
+        let schema = keep == nil ? "bench_" + UUID().uuidString.prefix(8).lowercased() : "registration"
         switch backend {
         case "sqlite":
             store = try SQLiteRegistrationStore(directory: directory)
         case "postgres":
-            let url = ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"] ?? "postgres://herald:herald@127.0.0.1:54329/herald"
+            let url = keep ?? ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"] ?? "postgres://herald:herald@127.0.0.1:54329/herald"
             pool = try await PostgresPool.open(try PostgresURL(url), logger: logger, schema: schema, maximumConnections: 8)
             store = try await PostgresRegistrationStore(database: pool!)
         default:
@@ -108,7 +112,7 @@ enum ListPages {
             for size in try await pool.query("SELECT (pg_total_relation_size('eventlog') + pg_total_relation_size('outcomes'))::bigint", logger: logger).decode(Int64.self) {
                 bytes = Int(size)
             }
-            try await pool.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: logger)
+            if keep == nil { try await pool.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: logger) }
             pool.close()
         } else {
             // The whole file (devices too: run with devices=0 for the events' share).

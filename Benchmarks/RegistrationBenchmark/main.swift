@@ -4,7 +4,7 @@
 //       one event to `users` users with two devices each, resolved by the registration stage
 //       with the broker (batched queries, confirmed publishes); reports deliveries/s from
 //       starting the stage to the last delivery.
-//   herald-registration-bench lists [events=100000] [devices=100000] [sqlite|postgres]
+//   herald-registration-bench lists [events=100000] [devices=100000] [sqlite|postgres] [keep: a data directory or database URL]
 //       how long a page of GET /events and GET /devices takes from a store that holds that
 //       many (medians of repeated pages, first and half-way down, filtered), and the space
 //       the events take (PostgreSQL: HERALD_DATABASE_URL, a schema of its own, dropped after).
@@ -89,7 +89,7 @@ case "fanout":
 case "lists":
     try await ListPages.run(
         events: Int(arguments.dropFirst().first ?? "100000") ?? 100_000, devices: Int(arguments.dropFirst(2).first ?? "100000") ?? 100_000,
-        backend: arguments.dropFirst(3).first ?? "sqlite")
+        backend: arguments.dropFirst(3).first ?? "sqlite", keep: arguments.dropFirst(4).first)
 
 case "register":
     let count = Int(arguments.dropFirst().first ?? "20000") ?? 20_000
@@ -123,6 +123,6 @@ case "register":
     await runtime.requirePublisher.close()
 
 default:
-    FileHandle.standardError.write(Data("usage: herald-registration-bench fanout [users] [rounds] | lists [events] [devices] [sqlite|postgres] | register [count] [concurrency]\n".utf8))
+    FileHandle.standardError.write(Data("usage: herald-registration-bench fanout [users] [rounds] | lists [events] [devices] [sqlite|postgres] [keep] | register [count] [concurrency]\n".utf8))
     exit(64)
 }
