@@ -198,7 +198,8 @@ public struct Gateway: Sendable {
 
     func getStats(_ call: Call) async throws -> Reply {
         let window = try ListQuery(query: call.request.query).window()
-        return try await registry(.stats(app: call.app, since: call.now.addingTimeInterval(-window), until: call.now), status: 200)
+        // Registration's reply is the answer (`{"stats": …}`, thousands of minutes for a long window): passed on unread.
+        return Reply(status: 200, body: try await callForBody(RegistrationCommand.stats(app: call.app, since: call.now.addingTimeInterval(-window), until: call.now), to: .registration))
     }
 
     func listDevices(_ call: Call) async throws -> Reply {
@@ -421,12 +422,32 @@ public struct Gateway: Sendable {
     /// broker) a 503. A reply that does not decode is a defect, not an outage: it is rethrown
     /// and answered 500.
     private func call<C: Encodable & Sendable, R: Decodable>(_ command: C, to target: CommandTarget, _ reply: R.Type) async throws -> R {
-        let (queue, type) = switch target {
+        let (queue, type) = Self.destination(target, configuration)
+        return try await answering(target) {
+            try await rpc.call(command, type: type, queue: queue, expecting: R.self, timeout: configuration.commandTimeout)
+        }
+    }
+
+    /// An RPC call whose reply body is answered as it came, unread: for a large answer the
+    /// gateway shows as the service wrote it (the stats), so it is not read and written again.
+    private func callForBody<C: Encodable & Sendable>(_ command: C, to target: CommandTarget) async throws -> Data {
+        let (queue, type) = Self.destination(target, configuration)
+        return try await answering(target) {
+            try await rpc.callForBody(command, type: type, queue: queue, timeout: configuration.commandTimeout)
+        }
+    }
+
+    private static func destination(_ target: CommandTarget, _ configuration: Configuration) -> (queue: String, type: String) {
+        switch target {
         case .registration: (configuration.registrationQueue, RegistrationCommand.contractName)
         case .preferences: (configuration.preferencesQueue, PreferenceCommand.contractName)
         }
+    }
+
+    /// Runs an RPC call: a typed error becomes the problem it names, no answer a 503.
+    private func answering<T>(_ target: CommandTarget, _ body: () async throws -> T) async throws -> T {
         do {
-            return try await rpc.call(command, type: type, queue: queue, expecting: R.self, timeout: configuration.commandTimeout)
+            return try await body()
         } catch let error as CommandError {
             let title = switch error.status {
             case 404: "Not Found"

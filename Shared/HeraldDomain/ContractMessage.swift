@@ -85,15 +85,24 @@ extension RPCClient {
         _ request: Request, type: String, queue: String, expecting: Reply.Type,
         timeout: Duration = .seconds(5)
     ) async throws -> Reply {
+        let body = try await callForBody(request, type: type, queue: queue, timeout: timeout)
+        do {
+            return try HeraldJSON.decode(Reply.self, from: body)
+        } catch {
+            throw ContractError(.malformed, "reply to \(type): \(HeraldJSON.describe(error))")
+        }
+    }
+
+    /// Sends a typed command and answers the reply's body as it came, for a caller that
+    /// passes it on unread; a `herald.error.v1` reply is thrown as `CommandError`.
+    public func callForBody<Request: Encodable & Sendable>(
+        _ request: Request, type: String, queue: String, timeout: Duration = .seconds(5)
+    ) async throws -> Data {
         let reply = try await call(queue: queue, type: type, body: HeraldJSON.encode(request), timeout: timeout)
         if reply.properties.type == CommandError.contractName {
             throw try HeraldJSON.decode(CommandError.self, from: reply.body)
         }
-        do {
-            return try HeraldJSON.decode(Reply.self, from: reply.body)
-        } catch {
-            throw ContractError(.malformed, "reply to \(type): \(HeraldJSON.describe(error))")
-        }
+        return reply.body
     }
 }
 

@@ -37,7 +37,7 @@ extension ServiceProcesses {
 
         @Test("an operator signs in, sends a test push and sees it delivered, finds a device by its token, mutes a channel, flips the network switch and replays a dead letter")
         func anOperatorWorksThroughEveryPage() async throws {
-            let python = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")
+            _ = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")
             try #require(FileManager.default.isExecutableFile(atPath: Self.chromedriver), "no chromium-driver: scripts/test installs chromium and chromium-driver")
             let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0)
             do {
