@@ -43,10 +43,37 @@ base_image() {
     as_root rm -rf "$root" "$root.log"
 }
 
-# standin_images: the base and every stand-in of deploy/standins, tagged as compose.yaml
-# names the official images, unless the engine has them already.
+# swift_builder_image NAME: the Dockerfile's build stage stand-in: the base with the
+# toolchain's system packages, this machine's Swift toolchain (/opt/swift) and its copy of
+# the Swift packages (/opt/swift-packages, which git reads for github.com as here), unless
+# the engine has NAME already.
+swift_builder_image() {
+    local name="$1" container="herald-swift-builder-$$" gitconfig
+    docker image inspect "$name" >/dev/null 2>&1 && return 0
+    [ -x /opt/swift/usr/bin/swift ] || { echo "no Swift toolchain in /opt/swift to make $name from" >&2; return 1; }
+    log "making $name from the base, /opt/swift and /opt/swift-packages"
+    docker run --name "$container" herald-base:bookworm sh -c 'apt-get update -q >/dev/null \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends binutils git gnupg2 libc6-dev \
+           libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev \
+           libz3-dev pkg-config tzdata zlib1g-dev ca-certificates >/dev/null \
+        && rm -rf /var/lib/apt/lists/*'
+    docker cp /opt/swift "$container:/opt/swift"
+    [ -d /opt/swift-packages ] && docker cp /opt/swift-packages "$container:/opt/swift-packages"
+    gitconfig="$(mktemp)"
+    printf '[url "/opt/swift-packages/"]\n\tinsteadOf = https://github.com/\n\tinsteadOf = git@github.com:\n\tinsteadOf = ssh://git@github.com/\n' >"$gitconfig"
+    docker cp "$gitconfig" "$container:/etc/gitconfig"
+    rm -f "$gitconfig"
+    docker commit --change 'ENV PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$container" "$name" >/dev/null
+    docker rm "$container" >/dev/null
+}
+
+# standin_images: the base (also as the Dockerfile's runtime image, debian:bookworm-slim),
+# the Swift builder, and every stand-in of deploy/standins, tagged as compose.yaml and the
+# Dockerfile name the official images, unless the engine has them already.
 standin_images() {
     base_image herald-base:bookworm
+    docker image inspect debian:bookworm-slim >/dev/null 2>&1 || docker tag herald-base:bookworm debian:bookworm-slim
+    swift_builder_image swift:6.3-bookworm
     local file tag
     for file in deploy/standins/*.Dockerfile; do
         tag="$(sed -n 's/^# tag: //p' "$file")"
