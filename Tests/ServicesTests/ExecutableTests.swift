@@ -63,6 +63,22 @@ extension ServiceProcesses {
             #expect(process.process.terminationStatus == 0, "\(service.name) exited with \(process.process.terminationStatus): \(process.logText())")
             #expect(process.logText().contains("\"msg\":\"stopped\""))
         }
+
+        @Test("the sandbox completes a TLS handshake when it runs without privileges, as the image's user herald runs it",
+              .enabled(if: getuid() == 0, "needs root to start it as another user"))
+        func sandboxServesHTTPSUnprivileged() async throws {
+            let httpsPort = try freePort()
+            let nobody: UInt32 = 65534
+            let process = try ServiceProcess("herald-sandbox", environment: ["HERALD_SANDBOX_HTTPS_PORT": String(httpsPort)], user: nobody)
+            defer { process.discard() }
+            try await process.waitUntilReady()
+            let sandboxDirectory = process.data.appendingPathComponent("sandbox")
+            let answer = try await runCommand("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10",
+                                                       "--cacert", sandboxDirectory.appendingPathComponent("ca.pem").path,
+                                                       "https://localhost:\(httpsPort)/"])
+            #expect(answer.status == 0, "curl exited with \(answer.status): \(answer.output)")
+            try await process.terminate()
+        }
     }
 }
 
@@ -86,7 +102,9 @@ final class ServiceProcess: Sendable {
             .appendingPathComponent(".build/debug")
     }
 
-    init(_ name: String, environment extra: [String: String] = [:]) throws {
+    /// `user`: run it as that user id (and group), without privileges, as the image's user
+    /// `herald` runs it; the test process must be root to do so.
+    init(_ name: String, environment extra: [String: String] = [:], user: UInt32? = nil) throws {
         self.name = name
         let binary = Self.binaryDirectory.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure("\(binary.path) is missing: run swift build first") }
@@ -97,7 +115,13 @@ final class ServiceProcess: Sendable {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process = Process()
-        process.executableURL = binary
+        if let user {
+            guard chown(data.path, user, user) == 0 else { throw TestFailure("cannot give \(data.path) to user \(user): errno \(errno)") }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary.path]
+        } else {
+            process.executableURL = binary
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_AMQP_URL"] = TestBroker.urlString
         environment["HERALD_HTTP_PORT"] = String(port)

@@ -28,7 +28,10 @@ struct SandboxTLSServer: Service {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY is IPPROTO_TCP's option 1; at the socket level, option 1 is SO_DEBUG,
+            // which only a privileged process may set: every connection was closed unanswered
+            // when the sandbox ran as an ordinary user (the image's user herald).
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 // A number per connection, never reused (APNs keeps state per connection).
                 let connection = sandbox.state.nextSequence()
