@@ -1,7 +1,10 @@
-# One image for every Herald service: the build stage compiles all executables in release
-# mode; the runtime stage is Debian slim with the C libraries they link. Pick the service
+# One image for every Herald service: the build stage compiles the services' executables in
+# release mode, without debug information and stripped; the runtime stage is Debian slim with
+# the C libraries they link, and no compiler, build tree or package lists. Pick the service
 # with the command, e.g. `docker run herald herald-gateway` (compose.yaml does this);
-# heraldctl, the operator's tool, is in it too.
+# heraldctl, the operator's tool, is in it too. The labels carry the version and the source
+# commit: `docker build --build-arg HERALD_COMMIT=$(git rev-parse HEAD) .` (compose passes
+# $HERALD_COMMIT and $HERALD_VERSION on).
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
@@ -11,13 +14,23 @@ RUN apt-get update \
       pkg-config librabbitmq-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY . .
-RUN swift build -c release --static-swift-stdlib \
- && mkdir -p /out \
- && bin="$(swift build -c release --show-bin-path)" \
+# The package only (every target's folder, as the manifest names them): a change to the docs,
+# scripts or deploy files does not rebuild it.
+COPY Package.swift ./
+COPY Shared Shared
+COPY Providers Providers
+COPY Services Services
+COPY Tools Tools
+COPY Client Client
+COPY Benchmarks Benchmarks
+COPY Tests Tests
+# One product at a time (not the benchmarks); the Swift runtime is linked in statically, so the
+# runtime stage needs no toolchain.
+RUN bin="$(swift build -c release --show-bin-path)" && mkdir -p /out \
  && for service in herald-gateway herald-registration herald-preferences herald-encryption \
                    herald-fcm herald-hms herald-webhook herald-apns herald-callback herald-sandbox heraldctl; do \
-      cp "$bin/$service" /out/; \
+      swift build -c release --product "$service" --static-swift-stdlib -debug-info-format none -Xlinker --strip-all \
+        && cp "$bin/$service" /out/ || exit 1; \
     done \
  && cp -R "$bin"/*.resources /out/
 
@@ -26,13 +39,15 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       librabbitmq4 libcurl4 libsqlite3-0 libssl3 libstdc++6 ca-certificates curl tzdata \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --create-home --home-dir /var/lib/herald herald \
+ && groupadd --system --gid 10001 herald \
+ && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/herald herald \
  && mkdir -p /var/lib/herald/sandbox && chown -R herald /var/lib/herald
 # A named volume mounted on /var/lib/herald or its sandbox folder starts as a copy of these
 # folders, owned by herald, so the services can write their SQLite files and the sandbox
 # its CA.
 COPY --from=build /out/ /usr/local/bin/
-USER herald
+# Numeric, so that Kubernetes can check runAsNonRoot (deploy/helm/herald runs it as 10001).
+USER 10001:10001
 WORKDIR /var/lib/herald
 ENV HERALD_DATA_DIR=/var/lib/herald HERALD_LOG_FORMAT=json
 EXPOSE 8080
@@ -40,4 +55,11 @@ EXPOSE 8080
 # does not serve health), else on HERALD_HTTP_PORT.
 HEALTHCHECK --interval=5s --timeout=3s --retries=20 \
   CMD curl -fsS "http://127.0.0.1:${HERALD_OPS_PORT:-${HERALD_HTTP_PORT:-9080}}/readyz" >/dev/null || exit 1
+# Last, so that another commit relabels the image without redoing its layers.
+ARG HERALD_VERSION=dev
+ARG HERALD_COMMIT=unknown
+LABEL org.opencontainers.image.title="Herald" \
+      org.opencontainers.image.description="Self-hosted push notifications: FCM, Push Kit, APNs and webhooks over RabbitMQ" \
+      org.opencontainers.image.version="${HERALD_VERSION}" \
+      org.opencontainers.image.revision="${HERALD_COMMIT}"
 CMD ["herald-gateway"]
