@@ -1,8 +1,8 @@
-# One image for every Herald service: the build stage compiles the services' executables in
-# release mode, without debug information and stripped; the runtime stage is Debian slim with
-# the C libraries they link, and no compiler, build tree or package lists. Pick the service
-# with the command, e.g. `docker run herald herald-gateway` (compose.yaml does this);
-# heraldctl, the operator's tool, is in it too. The labels carry the version and the source
+# One image for every Herald service: the build stage compiles the multi-call `herald` (every
+# executable in one binary) in release mode, without debug information and stripped; the
+# runtime stage is Debian slim with the C libraries it links, and no compiler, build tree or
+# package lists. Pick the service with the command, e.g. `docker run herald herald-gateway`
+# (compose.yaml does this); heraldctl, the operator's tool, is in it too. The labels carry the version and the source
 # commit: `docker build --build-arg HERALD_COMMIT=$(git rev-parse HEAD) .` (compose passes
 # $HERALD_COMMIT and $HERALD_VERSION on).
 ARG SWIFT_IMAGE=swift:6.3-bookworm
@@ -24,13 +24,16 @@ COPY Tools Tools
 COPY Client Client
 COPY Benchmarks Benchmarks
 COPY Tests Tests
-# One product at a time (not the benchmarks); the Swift runtime is linked in statically, so the
-# runtime stage needs no toolchain.
-RUN bin="$(swift build -c release --show-bin-path)" && mkdir -p /out \
- && for service in herald-gateway herald-registration herald-preferences herald-encryption \
-                   herald-fcm herald-hms herald-webhook herald-apns herald-callback herald-sandbox heraldctl; do \
-      swift build -c release --product "$service" --static-swift-stdlib -debug-info-format none -Xlinker --strip-all \
-        && cp "$bin/$service" /out/ || exit 1; \
+# One binary for every service (the multi-call `herald`, linked as each executable's name), in
+# release mode without debug information, stripped, with the Swift runtime linked in, so the
+# runtime stage needs no toolchain; eleven executables of their own would each carry the same
+# 75 MB.
+RUN swift build -c release --product herald --static-swift-stdlib -debug-info-format none -Xlinker --strip-all \
+ && bin="$(swift build -c release --show-bin-path)" && mkdir -p /out \
+ && cp "$bin/herald" /out/ \
+ && for name in herald-gateway herald-registration herald-preferences herald-encryption herald-fcm herald-hms \
+                herald-webhook herald-apns herald-callback herald-sandbox heraldctl; do \
+      ln -s herald "/out/$name"; \
     done \
  && cp -R "$bin"/*.resources /out/
 

@@ -24,6 +24,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v17)],
     products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
         .executable(name: "heraldctl", targets: ["HeraldCtl"]),
+        // The image's one binary: every executable above, by the name it is called as.
+        .executable(name: "herald", targets: ["HeraldMultiCall"]),
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
         .executable(name: "herald-json-bench", targets: ["JSONBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
@@ -307,13 +309,23 @@ let package = Package(
             dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport"],
             path: "Tools/HeraldControl"
         ),
-        .executableTarget(
-            name: "HeraldCtl",
+        .target(
+            name: "HeraldCtlCommands",
             dependencies: [
                 "HeraldControl", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Tools/HeraldCtlCommands"
+        ),
+        .executableTarget(
+            name: "HeraldCtl",
+            dependencies: ["HeraldCtlCommands"],
             path: "Tools/HeraldCtl"
+        ),
+        .executableTarget(
+            name: "HeraldMultiCall",
+            dependencies: ["HeraldServices", "HeraldCtlCommands"],
+            path: "Tools/HeraldMultiCall"
         ),
         .executableTarget(
             name: "MessagingBenchmark",
@@ -555,57 +567,65 @@ let package = Package(
         // The executables: thin mains over their modules.
         .executableTarget(
             name: "Gateway",
-            dependencies: ["GatewayAPI", "Console", "HeraldProviders", "ServiceKit", "HeraldDomain", "Messaging"],
+            dependencies: ["HeraldServices"],
             path: "Services/Gateway"
         ),
         .executableTarget(
             name: "Registration",
-            dependencies: ["Registry", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel"],
+            dependencies: ["HeraldServices"],
             path: "Services/Registration"
         ),
         .executableTarget(
             name: "Preferences",
-            dependencies: ["PreferenceRules", "HeraldStorage", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel"],
+            dependencies: ["HeraldServices"],
             path: "Services/Preferences"
         ),
         .executableTarget(
             name: "Encryption",
-            dependencies: ["Payloads", "HeraldProviders", "ServiceKit", "HeraldDomain"],
+            dependencies: ["HeraldServices"],
             path: "Services/Encryption"
         ),
         .executableTarget(
             name: "FCMDispatcher",
-            dependencies: ["FCM", "DispatchKit", "HeraldProviders"],
+            dependencies: ["HeraldServices"],
             path: "Services/FCMDispatcher"
         ),
         .executableTarget(
             name: "HMSDispatcher",
-            dependencies: ["HMS", "DispatchKit", "HeraldProviders"],
+            dependencies: ["HeraldServices"],
             path: "Services/HMSDispatcher"
         ),
         .executableTarget(
             name: "WebhookDispatcher",
-            dependencies: ["Webhook", "DispatchKit", "HeraldProviders"],
+            dependencies: ["HeraldServices"],
             path: "Services/WebhookDispatcher"
         ),
         .executableTarget(
             name: "CallbackDispatcher",
-            dependencies: ["Callback", "DispatchKit", "HeraldProviders"],
+            dependencies: ["HeraldServices"],
             path: "Services/CallbackDispatcher"
         ),
         .executableTarget(
             name: "APNsDispatcher",
-            dependencies: ["APNs", "DispatchKit", "HeraldProviders"],
+            dependencies: ["HeraldServices"],
             path: "Services/APNsDispatcher"
         ),
         .executableTarget(
             name: "Sandbox",
+            dependencies: ["HeraldServices"],
+            path: "Tools/Sandbox"
+        ),
+        // What each executable runs, in one place (HeraldExecutable).
+        .target(
+            name: "HeraldServices",
             dependencies: [
-                "ProviderSandbox", "ServiceKit", "HeraldDomain",
+                "GatewayAPI", "Console", "Registry", "HeraldStorage", "PreferenceRules", "Payloads",
+                "FCM", "HMS", "Webhook", "Callback", "APNs", "DispatchKit", "ProviderSandbox",
+                "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            path: "Tools/Sandbox"
+            path: "Services/HeraldServices"
         ),
     ]
 )

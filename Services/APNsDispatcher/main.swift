@@ -1,8 +1,6 @@
 // herald-apns: consumes dispatch.apns and sends each request to Apple's APNs over HTTP/2,
 // with the app's token-based provider token; outcomes, revocations and broker-scheduled
 // retries follow.
-import APNs
-import DispatchKit
-import HeraldProviders
+import HeraldServices
 
-await DispatcherService.main(APNsProvider(), registry: .herald)
+await HeraldExecutable.apns.main()

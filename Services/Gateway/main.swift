@@ -1,28 +1,6 @@
 // herald-gateway: the public HTTP API. Source adapters publish events with confirms; device,
 // preference and settings requests go to Registration and Preferences as AMQP RPC. The
 // Herald Console is served on the ops port, or on its own (`HERALD_CONSOLE_PORT`).
-import Console
-import GatewayAPI
-import HeraldDomain
-import HeraldProviders
-import Messaging
-import ServiceKit
+import HeraldServices
 
-// Health, metrics and the console on 9080, apart from the public API.
-await HeraldService.main(name: "herald-gateway", defaultPort: 8080, defaultOpsPort: 9080, providers: .herald) { runtime, herald in
-    let rpc = RPCClient(configuration: runtime.connection("rpc"))
-    let gateway = Gateway(
-        apps: herald.apps, providers: herald.providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
-        rpc: rpc, logger: runtime.logger)
-    var parts = ServiceParts(clients: [rpc, gateway.deadlines], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
-    let settings = try ConsoleConfiguration(service: runtime.environment)
-    if settings.enabled {
-        let console = Console(gateway: gateway, configuration: settings, readiness: runtime.readiness, logger: runtime.logger)
-        if settings.port != nil {
-            parts.services.append(ConsoleRoutes.server(console: console))
-        } else {
-            parts.opsRoutes = { router in ConsoleRoutes.add(to: router, console: console) }
-        }
-    }
-    return parts
-}
+await HeraldExecutable.gateway.main()

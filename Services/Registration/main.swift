@@ -1,21 +1,5 @@
 // herald-registration: the device registry. Resolves each event into one delivery per device,
 // applies token revocations, records what became of each delivery, and answers the gateway's device, key and sponsee commands.
-import HeraldDomain
-import HeraldModel
-import HeraldProviders
-import HeraldStorage
-import Registry
-import ServiceKit
+import HeraldServices
 
-await HeraldService.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime, herald in
-    let opened = try await runtime.openStore(schema: "registration")
-    let store = try await RegistrationStores.open(opened)
-    return ServiceParts(clients: opened.clients, services: [
-        RegistrationStages.resolving(runtime: runtime, apps: herald.apps, store: store),
-        RegistrationStages.revoking(runtime: runtime, apps: herald.apps, store: store),
-        RegistrationStages.recordingOutcomes(runtime: runtime, apps: herald.apps, store: store),
-        DeadLetterReporter(runtime: runtime),
-        CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
-        try RegistrationPruner.fromEnvironment(store: store, logger: runtime.logger),
-    ])
-}
+await HeraldExecutable.registration.main()

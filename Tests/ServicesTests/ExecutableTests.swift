@@ -64,6 +64,30 @@ extension ServiceProcesses {
             #expect(process.logText().contains("\"msg\":\"stopped\""))
         }
 
+        @Test("the multi-call herald runs the service it is linked as, as the image runs every service", arguments: ["herald-fcm", "herald-sandbox"])
+        func multiCallRunsTheServiceItIsLinkedAs(name: String) async throws {
+            let links = FileManager.default.temporaryDirectory.appendingPathComponent("herald-links-\(UUID())")
+            try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: links) }
+            let link = links.appendingPathComponent(name)
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: ServiceProcess.binaryDirectory.appendingPathComponent("herald"))
+            let process = try ServiceProcess(name, binary: link)
+            defer { process.discard() }
+            try await process.waitUntilReady()
+            #expect(process.logText().contains("\"service\":\"\(name)\""), "\(process.logText())")
+            try await process.terminate()
+            #expect(process.process.terminationStatus == 0, "\(name) exited with \(process.process.terminationStatus): \(process.logText())")
+        }
+
+        @Test("the multi-call herald runs heraldctl by its first argument and refuses a name it does not have")
+        func multiCallArguments() async throws {
+            let herald = ServiceProcess.binaryDirectory.appendingPathComponent("herald").path
+            let help = try await runCommand(herald, ["heraldctl", "queues", "--help"])
+            #expect(help.status == 0 && help.output.contains("Depth, rates and consumers"), "\(help)")
+            let unknown = try await runCommand(herald, ["herald-nothing"])
+            #expect(unknown.status == 64 && unknown.output.contains("herald-gateway") && unknown.output.contains("heraldctl"), "\(unknown)")
+        }
+
         @Test("the sandbox completes a TLS handshake when it runs without privileges, as the image's user herald runs it",
               .enabled(if: getuid() == 0, "needs root to start it as another user"))
         func sandboxServesHTTPSUnprivileged() async throws {
@@ -104,9 +128,10 @@ final class ServiceProcess: Sendable {
 
     /// `user`: run it as that user id (and group), without privileges, as the image's user
     /// `herald` runs it; the test process must be root to do so.
-    init(_ name: String, environment extra: [String: String] = [:], user: UInt32? = nil) throws {
+    /// `binary`: another executable to run as this service (a link to the multi-call `herald`).
+    init(_ name: String, environment extra: [String: String] = [:], user: UInt32? = nil, binary: URL? = nil) throws {
         self.name = name
-        let binary = Self.binaryDirectory.appendingPathComponent(name)
+        let binary = binary ?? Self.binaryDirectory.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure("\(binary.path) is missing: run swift build first") }
         port = try freePort()
         opsPort = try freePort()

@@ -2,10 +2,12 @@ import ArgumentParser
 import HeraldControl
 import Foundation
 
-/// `heraldctl`: operate a Herald deployment from a terminal or a script.
-@main
-struct HeraldCtl: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `heraldctl`: operate a Herald deployment from a terminal or a script. The `heraldctl`
+/// executable and the image's multi-call `herald` run it.
+public struct HeraldCtlCommand: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "heraldctl",
         abstract: "Operate Herald: publish contracts, send sample events, follow deliveries, inspect queues, replay dead letters.",
         discussion: """
@@ -17,4 +19,21 @@ struct HeraldCtl: AsyncParsableCommand {
             --json on every command prints one JSON document for scripts.
             """,
         subcommands: [Publish.self, Send.self, Status.self, Devices.self, Queues.self, DeadLetters.self])
+
+    /// Parses `arguments` (the process's own when nil) and runs the command, exiting with its
+    /// code. `AsyncParsableCommand.main()` called from a `main.swift` picks the synchronous
+    /// overload, which refuses an asynchronous command; this is what `@main` would run.
+    public static func run(arguments: [String]? = nil) async -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            exit()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

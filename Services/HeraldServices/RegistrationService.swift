@@ -1,0 +1,26 @@
+import HeraldDomain
+import HeraldModel
+import HeraldProviders
+import HeraldStorage
+import Registry
+import ServiceKit
+
+/// herald-registration: the device registry. Resolves each event into one delivery per device,
+/// applies token revocations, records what became of each delivery, and answers the gateway's
+/// device, key and sponsee commands.
+public enum RegistrationService {
+    public static func main() async {
+        await HeraldService.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime, herald in
+            let opened = try await runtime.openStore(schema: "registration")
+            let store = try await RegistrationStores.open(opened)
+            return ServiceParts(clients: opened.clients, services: [
+                RegistrationStages.resolving(runtime: runtime, apps: herald.apps, store: store),
+                RegistrationStages.revoking(runtime: runtime, apps: herald.apps, store: store),
+                RegistrationStages.recordingOutcomes(runtime: runtime, apps: herald.apps, store: store),
+                DeadLetterReporter(runtime: runtime),
+                CommandServer(queue: HeraldTopology.CommandQueue.registration, runtime: runtime, handler: RegistrationCommands(store: store).handle),
+                try RegistrationPruner.fromEnvironment(store: store, logger: runtime.logger),
+            ])
+        }
+    }
+}

@@ -1,0 +1,4 @@
+// heraldctl: operate Herald from a terminal or a script (HeraldCtlCommands).
+import HeraldCtlCommands
+
+await HeraldCtlCommand.run()
