@@ -14,16 +14,17 @@ RUN apt-get update \
       pkg-config librabbitmq-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-# The package only (every target's folder, as the manifest names them): a change to the docs,
-# scripts or deploy files does not rebuild it.
+# The package's sources only: a change to the tests, docs, scripts or deploy files does not
+# rebuild it. The test targets' folders are made empty (the manifest names them; `herald`
+# needs none of them).
 COPY Package.swift ./
+RUN grep -o 'path: "Tests/[^"]*"' Package.swift | cut -d'"' -f2 | xargs mkdir -p
 COPY Shared Shared
 COPY Providers Providers
 COPY Services Services
 COPY Tools Tools
 COPY Client Client
 COPY Benchmarks Benchmarks
-COPY Tests Tests
 # One binary for every service (the multi-call `herald`, linked as each executable's name), in
 # release mode without debug information, stripped, with the Swift runtime linked in, so the
 # runtime stage needs no toolchain; eleven executables of their own would each carry the same
@@ -43,11 +44,12 @@ RUN apt-get update \
       librabbitmq4 libcurl4 libsqlite3-0 libssl3 libstdc++6 ca-certificates curl tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 herald \
- && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/herald herald \
- && mkdir -p /var/lib/herald/sandbox && chown -R herald /var/lib/herald
-# A named volume mounted on /var/lib/herald or its sandbox folder starts as a copy of these
-# folders, owned by herald, so the services can write their SQLite files and the sandbox
-# its CA.
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /var/lib/herald herald \
+ && mkdir -p /var/lib/herald /var/lib/herald-sandbox && chown herald:herald /var/lib/herald /var/lib/herald-sandbox
+# A named volume mounted on /var/lib/herald (SQLite files) or /var/lib/herald-sandbox (the
+# sandbox's CA and demo credentials) takes these folders' owner, herald. Both stay empty in
+# the image: Docker copies a folder's contents into a new volume, and two replicas created
+# at once on one volume both made /var/lib/herald/sandbox there and one failed ("file exists").
 COPY --from=build /out/ /usr/local/bin/
 # Numeric, so that Kubernetes can check runAsNonRoot (deploy/helm/herald runs it as 10001).
 USER 10001:10001

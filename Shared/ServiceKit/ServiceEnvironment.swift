@@ -50,6 +50,13 @@ public struct ServiceEnvironment: Sendable {
 
     /// The broker from `HERALD_AMQP_URL`, its password from `HERALD_AMQP_PASSWORD_FILE` when
     /// set: what every service, and `heraldctl`, connects to (the first node of a cluster).
+    /// `HERALD_QUORUM_REPLICAS`: how many nodes each quorum queue is declared on. Everything
+    /// that declares Herald's topology (the services, heraldctl) must read it alike, or the
+    /// broker refuses the second declaration (PRECONDITION_FAILED).
+    public static func quorumReplicas(_ reader: EnvironmentReader) throws -> Int? {
+        try reader.parse("HERALD_QUORUM_REPLICAS", expected: "a number of nodes from 1 to 99") { Int($0).flatMap { (1...99).contains($0) ? $0 : nil } }
+    }
+
     public static func brokerURL(_ reader: EnvironmentReader) throws -> AMQPURL {
         try brokerURLs(reader)[0]
     }
@@ -80,7 +87,7 @@ public struct ServiceEnvironment: Sendable {
         let brokers = try Self.brokerURLs(reader)
         amqpURL = brokers[0]
         amqpFailover = Array(brokers.dropFirst())
-        quorumReplicas = try reader.parse("HERALD_QUORUM_REPLICAS", expected: "a number of nodes from 1 to 99") { Int($0).flatMap { (1...99).contains($0) ? $0 : nil } }
+        quorumReplicas = try Self.quorumReplicas(reader)
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort
         opsPort = try reader.parse("HERALD_OPS_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } }

@@ -16,7 +16,7 @@ struct DeployConfigurationTests {
         let fcm = try #require(try demo.settings(FCMSettings.self, app: "demo"))
         let hms = try #require(try demo.settings(HMSSettings.self, app: "demo"))
         #expect(fcm.endpoint == "https://herald-sandbox:8443")
-        #expect(hms.appId == "100000001" && hms.clientSecretFile == "/var/lib/herald/sandbox/hms-client-secret")
+        #expect(hms.appId == "100000001" && hms.clientSecretFile == "/var/lib/herald-sandbox/hms-client-secret")
         #expect(hms.tokenEndpoint == "https://herald-sandbox:8443/oauth2/v3/token")
         #expect(demo.delivery.mode == .direct && demo.delivery.url == "http://herald-sandbox:8090/webhooks/demo-sponsor")
         let chat = try #require(apps.apps["demo-chat"])

@@ -2,6 +2,7 @@ import _CryptoExtras
 import Foundation
 import HeraldDomain
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
 import ServiceKit
@@ -47,6 +48,31 @@ extension ServiceProcesses {
             let file = stack.sandbox.directory.appendingPathComponent("\(deliveryId).json")
             try JSONSerialization.data(withJSONObject: request).write(to: file)
             return file.path
+        }
+
+        @Test("publish declares Herald's queues with HERALD_QUORUM_REPLICAS, as the services of a cluster declared them")
+        func publishesOntoAClusterTopology() async throws {
+            // A virtual host of its own, so that no other test's queues carry other arguments.
+            let vhost = "herald-ctl-quorum-\(UUID().uuidString.prefix(8))"
+            _ = try await TestBroker.rabbitmqctl("add_vhost", vhost)
+            do {
+                let broker = TestBroker.url
+                _ = try await TestBroker.rabbitmqctl("set_permissions", "-p", vhost, broker.user, ".*", ".*", ".*")
+                let url = "amqp://\(broker.user):\(broker.password)@\(broker.host):\(broker.port)/\(vhost)"
+                // The services of a three-node cluster (HERALD_QUORUM_REPLICAS=3) declared the topology first.
+                let services = Publisher(configuration: ConnectionConfiguration(
+                    url: try AMQPURL(url), name: "cluster-services", topology: HeraldTopology.all(.herald).replicated(3)))
+                let declared = await services.waitUntilConnected(timeout: .seconds(20))
+                await services.close(timeout: .seconds(2))
+                #expect(declared, "the services' topology was not declared")
+                let event = #"{"id":"api:ctl-quorum","source":"api","kind":"news","app":"demo","audience":{"users":["u"]},"data":{"a":"b"},"occurredAt":"2026-11-27T10:00:00Z"}"#
+                let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+                let published = try await runCommand("env", ["HERALD_AMQP_URL=\(url)", "HERALD_QUORUM_REPLICAS=3", binary, "publish", "event", "--json-body", event, "--json"])
+                #expect(published.status == 0, "heraldctl exited \(published.status): \(published.output)")
+            } catch {
+                Issue.record(error)
+            }
+            _ = try await TestBroker.rabbitmqctl("delete_vhost", vhost)
         }
 
         @Test("publish: a contract published straight to the broker is consumed and delivered; an invalid one is refused with its field and reason")

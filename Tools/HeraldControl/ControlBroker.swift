@@ -28,10 +28,20 @@ public enum ControlBroker {
         }
     }
 
+    /// Herald's topology as the services declare it: each quorum queue on
+    /// `HERALD_QUORUM_REPLICAS` nodes when set (a cluster's services declared them so).
+    static func topology(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ControlError) -> AMQPTopology {
+        do {
+            return HeraldTopology.all(.herald).replicated(try ServiceEnvironment.quorumReplicas(EnvironmentReader(environment)))
+        } catch {
+            throw ControlError(.invalidInput, "\(error)")
+        }
+    }
+
     /// A confirming publisher whose connection is up (and Herald's topology declared).
     static func publisher(url: AMQPURL, name: String) async throws(ControlError) -> Publisher {
         let publisher = Publisher(configuration: ConnectionConfiguration(
-            url: url, name: name, connectTimeout: connectTimeout, topology: HeraldTopology.all(.herald)))
+            url: url, name: name, connectTimeout: connectTimeout, topology: try topology()))
         guard await publisher.waitUntilConnected(timeout: connectTimeout + .seconds(5)) else {
             let why = publisher.lastError.map { ": \($0)" } ?? ""
             await publisher.close(timeout: .seconds(1))
