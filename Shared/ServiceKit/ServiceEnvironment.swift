@@ -48,8 +48,6 @@ public struct ServiceEnvironment: Sendable {
         case json, text
     }
 
-    /// The broker from `HERALD_AMQP_URL`, its password from `HERALD_AMQP_PASSWORD_FILE` when
-    /// set: what every service, and `heraldctl`, connects to (the first node of a cluster).
     /// `HERALD_QUORUM_REPLICAS`: how many nodes each quorum queue is declared on. Everything
     /// that declares Herald's topology (the services, heraldctl) must read it alike, or the
     /// broker refuses the second declaration (PRECONDITION_FAILED).
@@ -57,6 +55,8 @@ public struct ServiceEnvironment: Sendable {
         try reader.parse("HERALD_QUORUM_REPLICAS", expected: "a number of nodes from 1 to 99") { Int($0).flatMap { (1...99).contains($0) ? $0 : nil } }
     }
 
+    /// The broker from `HERALD_AMQP_URL`, its password from `HERALD_AMQP_PASSWORD_FILE` when
+    /// set: what every service, and `heraldctl`, connects to (the first node of a cluster).
     public static func brokerURL(_ reader: EnvironmentReader) throws -> AMQPURL {
         try brokerURLs(reader)[0]
     }
