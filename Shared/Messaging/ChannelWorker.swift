@@ -48,6 +48,8 @@ final class ChannelWorker: Sendable {
         var stopRequested = false
         var stopDeadline: ContinuousClock.Instant?
         var stopConsumingRequested = false
+        /// Why the channel should be replaced by a fresh one once its confirms are in, if it should.
+        var renewal: String?
         var sleeping = false
         var connected = false
         /// Why the broker blocks this connection's publishes (a resource alarm), if it does.
@@ -122,6 +124,18 @@ final class ChannelWorker: Sendable {
     func settle(generation: UInt64, tag: UInt64, kind: SettlementKind) {
         let signal = mailbox.withLock { box in
             box.settlements.append(Settlement(generation: generation, tag: tag, kind: kind))
+            return box.takeSleeping()
+        }
+        if signal { wakeup.signal() }
+    }
+
+    /// Asks for a fresh channel: the worker stops publishing on this one, waits for its
+    /// outstanding confirms (up to the confirm timeout), then reconnects. RabbitMQ 3.10 keeps
+    /// refusing publishes on a channel a quorum queue once told it was full, even after the
+    /// queue has room again; a new channel is not refused.
+    func renewChannel(because reason: String) {
+        let signal = mailbox.withLock { box in
+            if box.renewal == nil { box.renewal = reason }
             return box.takeSleeping()
         }
         if signal { wakeup.signal() }
@@ -279,7 +293,7 @@ final class ChannelWorker: Sendable {
         /// Taken from the mailbox and not yet written to the socket. A failure while writing
         /// leaves the rest here, and they go out again on the next connection.
         var toSend = Deque<PendingPublish>()
-        var unconfirmed = Deque<(seq: UInt64, publish: PendingPublish)>()
+        var unconfirmed = Deque<(seq: UInt64, publish: PendingPublish, sent: ContinuousClock.Instant)>()
         /// Returns (`basic.return`) not yet matched to their publish: the broker confirms a
         /// returned message right after returning it, so the next confirm settles each.
         var returns = Deque<ReturnedMessage>()
@@ -290,6 +304,10 @@ final class ChannelWorker: Sendable {
         var cancelSent = false
         var consumeEnded = false
         var lastInbound = ContinuousClock.now
+        /// Whether the broker blocks publishing (`connection.blocked`), and since when it no
+        /// longer does: time blocked does not count against a confirm's deadline.
+        var publishingBlocked = false
+        var unblockedAt = ContinuousClock.now
 
         init(worker: ChannelWorker, connection: RabbitConnection, generation: UInt64) {
             self.worker = worker
@@ -330,12 +348,16 @@ final class ChannelWorker: Sendable {
             while true {
                 // 1. Take work from the mailbox.
                 let room = worker.confirms ? max(0, worker.window - unconfirmed.count - toSend.count) : Int.max
-                let (settlements, stopRequested, stopConsuming, deadline) = worker.mailbox.withLock { box in
-                    let count = min(room, box.outbox.count)
+                let (settlements, stopRequested, stopConsuming, deadline, renewal) = worker.mailbox.withLock { box in
+                    let count = box.renewal == nil ? min(room, box.outbox.count) : 0
                     for _ in 0..<count { toSend.append(box.outbox.removeFirst()) }
                     let settlements = box.settlements
                     box.settlements.removeAll(keepingCapacity: true)
-                    return (settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline)
+                    return (settlements, box.stopRequested, box.stopConsumingRequested, box.stopDeadline, box.renewal)
+                }
+                if let renewal, unconfirmed.isEmpty, toSend.isEmpty, !stopRequested {
+                    worker.mailbox.withLock { $0.renewal = nil }
+                    throw MessagingError(.connectionLost, "renewing the channel: \(renewal)")
                 }
 
                 let current = settlements.filter { $0.generation == generation }.map { (tag: $0.tag, kind: $0.kind) }
@@ -350,9 +372,10 @@ final class ChannelWorker: Sendable {
                 // A publish leaves `toSend` only once it is written (or, with confirms, once it
                 // awaits its confirm), so a write that throws loses none of the batch.
                 func send() throws {
+                    let now = ContinuousClock.now
                     while let publish = toSend.first {
                         if worker.confirms {
-                            unconfirmed.append((nextSeq, publish))
+                            unconfirmed.append((nextSeq, publish, now))
                             nextSeq += 1
                             toSend.removeFirst()
                             try connection.publish(publish.message)
@@ -406,7 +429,7 @@ final class ChannelWorker: Sendable {
                 // 4. Wait for input, unless some is already buffered or more work is queued.
                 if !connection.hasBufferedInput {
                     let moreWork = worker.mailbox.withLock { box -> Bool in
-                        let pending = (!box.outbox.isEmpty && (!worker.confirms || unconfirmed.count + toSend.count < worker.window))
+                        let pending = (!box.outbox.isEmpty && box.renewal == nil && (!worker.confirms || unconfirmed.count + toSend.count < worker.window))
                             || !box.settlements.isEmpty
                             || (box.stopConsumingRequested && !cancelSent)
                         if !pending { box.sleeping = true }
@@ -447,6 +470,18 @@ final class ChannelWorker: Sendable {
                 if heartbeat > 0, ContinuousClock.now - lastInbound > .seconds(heartbeat * 2 + 1) {
                     throw MessagingError(.connectionLost, "no heartbeat from the broker for \(Int(heartbeat * 2 + 1)) s")
                 }
+                try checkConfirmDeadline()
+            }
+        }
+
+        /// Throws (so the worker reconnects and publishes every unconfirmed message again)
+        /// when the oldest unconfirmed publish has waited longer than the confirm timeout,
+        /// not counting time the broker blocked publishing.
+        private func checkConfirmDeadline() throws {
+            guard !publishingBlocked, let oldest = unconfirmed.first else { return }
+            let timeout = worker.configuration.confirmTimeout
+            if ContinuousClock.now - max(oldest.sent, unblockedAt) > timeout {
+                throw MessagingError(.connectionLost, "no confirm from the broker within \(timeout) (\(unconfirmed.count) publishes unconfirmed)")
             }
         }
 
@@ -520,10 +555,13 @@ final class ChannelWorker: Sendable {
             case amqp_method_number_t(AMQP_CONNECTION_BLOCKED_METHOD):
                 let blocked = method.decoded!.assumingMemoryBound(to: amqp_connection_blocked_t.self).pointee
                 let reason = AMQPDecode.string(blocked.reason)
+                publishingBlocked = true
                 worker.mailbox.withLock { $0.blocked = reason.isEmpty ? "resource alarm" : reason }
                 worker.logger.warning("broker blocked publishing", metadata: ["connection": "\(worker.configuration.name)", "reason": "\(reason)"])
 
             case amqp_method_number_t(AMQP_CONNECTION_UNBLOCKED_METHOD):
+                publishingBlocked = false
+                unblockedAt = .now
                 worker.mailbox.withLock { $0.blocked = nil }
                 worker.logger.info("broker unblocked publishing", metadata: ["connection": "\(worker.configuration.name)"])
 

@@ -19,6 +19,11 @@ public struct ConnectionConfiguration: Sendable {
     public var topology: AMQPTopology
     /// Delays between reconnect attempts.
     public var reconnect: Backoff
+    /// How long a publish may wait for its confirm (not counting time the broker blocks
+    /// publishers for a resource alarm). Past it the connection is dropped and every
+    /// unconfirmed message published again on a new one: a broker that lost track of a
+    /// confirm (a quorum queue whose leader stopped) must not stall the publisher for ever.
+    public var confirmTimeout: Duration = .seconds(30)
     public var logger: Logger
 
     public init(

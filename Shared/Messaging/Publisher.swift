@@ -7,7 +7,8 @@ import Synchronization
 /// message whose confirm was lost with the connection is published again after the
 /// reconnect, so delivery is at least once. A message the broker refuses (`basic.nack`,
 /// e.g. while a quorum queue elects its leader) is published again after a short backoff,
-/// up to `nackAttempts` times in all, before its publish fails.
+/// up to `nackAttempts` times in all, before its publish fails; the publisher then moves to
+/// a fresh channel, since RabbitMQ 3.10 can keep refusing on a channel that was refused once.
 public final class Publisher: Sendable {
     let worker: ChannelWorker
     /// How many times a message is offered to a broker that keeps refusing it.
@@ -83,6 +84,9 @@ public final class Publisher: Sendable {
     ) -> PendingPublish {
         PendingPublish(message: message) { [self] result in
             guard case .failure(let error) = result, error.reason == .publishRejected, attempt < nackAttempts else {
+                if case .failure(let error) = result, error.reason == .publishRejected {
+                    worker.renewChannel(because: "the broker refused a message \(attempt) times running")
+                }
                 completion(result)
                 return
             }

@@ -11,8 +11,12 @@ public protocol ResourceFailure: Error {
 }
 
 extension MessagingError: ResourceFailure {
-    /// The broker could not be reached or the connection was lost.
-    public var isResourceUnavailable: Bool { reason == .connectionFailed || reason == .connectionLost }
+    /// The broker could not be reached, the connection was lost, or the broker refused a
+    /// publish (`basic.nack`: a queue at its length limit, or a quorum queue without a
+    /// leader while a node is down). None of these is the fault of the message.
+    public var isResourceUnavailable: Bool {
+        reason == .connectionFailed || reason == .connectionLost || reason == .publishRejected
+    }
 }
 
 extension StageError {

@@ -82,6 +82,17 @@ public enum TestBroker {
         return text
     }
 
+    /// Suspends (or resumes) the process of the classic queue `name` in the test vhost: the
+    /// broker then accepts publishes to it but withholds their confirms, as a broker that
+    /// lost track of them does.
+    public static func suspendQueue(_ name: String, resume: Bool = false) async throws {
+        let vhost = url.virtualHost.replacingOccurrences(of: "\"", with: "")
+        try await rabbitmqctl("eval", """
+            {ok, Q} = rabbit_amqqueue:lookup(rabbit_misc:r(<<"\(vhost)">>, queue, <<"\(name)">>)), \
+            sys:\(resume ? "resume" : "suspend")(amqqueue:get_pid(Q)).
+            """)
+    }
+
     /// Closes, on the broker side, every connection whose name is `name`.
     public static func closeConnection(named name: String) async throws {
         var closed = 0

@@ -33,6 +33,70 @@ struct PublishDefectTests {
         await work.cleanUp()
     }
 
+    /// A confirm the broker never sends (a quorum queue whose leader stopped can lose track of
+    /// it) must not stall the publisher: past the confirm deadline it reconnects and publishes
+    /// the message again. Here the queue's process is suspended, so the broker takes the
+    /// message but holds its confirm back.
+    @Test("a confirm that does not come within the deadline makes the publisher reconnect and publish the message again")
+    func confirmDeadlineRepublishes() async throws {
+        let queue = QueueSpec("test.held.\(UUID().uuidString.prefix(8))", kind: .classic)
+        try await TestBroker.admin.declare(AMQPTopology(queues: [queue]))
+        var configuration = TestBroker.configuration("confirm-deadline")
+        configuration.confirmTimeout = .seconds(1)
+        let publisher = Publisher(configuration: configuration)
+        #expect(await publisher.waitUntilConnected(timeout: .seconds(20)))
+        try await TestBroker.suspendQueue(queue.name)
+        let finished = Completion<Result<Void, any Error>>()
+        let message = OutgoingMessage(exchange: "", routingKey: queue.name, body: Data("held".utf8), properties: MessageProperties(messageId: "held"))
+        Task {
+            do { try await publisher.publish(message); await finished.set(.success(())) } catch { await finished.set(.failure(error)) }
+        }
+        do {
+            try await eventually(timeout: .seconds(20), "the message published again after the confirm deadline") { publisher.republishedCount >= 1 }
+        } catch {
+            try await TestBroker.suspendQueue(queue.name, resume: true)
+            await publisher.close(timeout: .seconds(5))
+            try? await TestBroker.admin.delete(queue: queue.name)
+            throw error
+        }
+        try await TestBroker.suspendQueue(queue.name, resume: true)
+        let result = try await finished.value(within: .seconds(30), "the publish to be confirmed once the queue answers")
+        #expect((try? result.get()) != nil)
+        await publisher.close()
+        try? await TestBroker.admin.delete(queue: queue.name)
+    }
+
+    /// RabbitMQ 3.10 keeps refusing, on a channel a quorum queue once told it was full, every
+    /// publish to that queue, even once the queue has room again; a fresh channel is not
+    /// refused. So a message refused to the last attempt moves the publisher to a new channel.
+    @Test("after a message is refused to its last attempt, the publisher moves to a fresh channel the broker does not refuse")
+    func refusedChannelIsRenewed() async throws {
+        let queue = QueueSpec("test.full.\(UUID().uuidString.prefix(8))")
+        let policy = "full-\(queue.name)"
+        try await TestBroker.admin.declare(AMQPTopology(queues: [queue]))
+        try await TestBroker.rabbitmqctl(
+            "set_policy", "--apply-to", "queues", policy, "^\(queue.name.replacingOccurrences(of: ".", with: "\\."))$",
+            #"{"max-length":0,"overflow":"reject-publish"}"#)
+        try await eventually("the policy on the queue") {
+            try await TestBroker.rabbitmqctl("list_queues", "name", "policy").split(separator: "\n").contains("\(queue.name)\t\(policy)")
+        }
+        let publisher = Publisher(configuration: TestBroker.configuration("refused"), nackAttempts: 2)
+        func message(_ id: String) -> OutgoingMessage {
+            OutgoingMessage(exchange: "", routingKey: queue.name, body: Data(id.utf8), properties: MessageProperties(messageId: id))
+        }
+        // A quorum queue takes messages until it holds more than its limit.
+        var refused = false
+        for index in 0..<5 where !refused {
+            do { try await publisher.publish(message("filler-\(index)")) } catch let error as MessagingError where error.reason == .publishRejected { refused = true }
+        }
+        #expect(refused, "the queue over its limit refused nothing")
+        try await TestBroker.rabbitmqctl("clear_policy", policy)
+        try await TestBroker.admin.purge(queue.name)
+        await #expect(throws: Never.self) { try await publisher.publish(message("after")) }
+        await publisher.close()
+        try? await TestBroker.admin.delete(queue: queue.name)
+    }
+
     @Test("a mandatory message without a message id that no queue takes fails as unroutable")
     func unroutableWithoutMessageId() async throws {
         let exchange = ExchangeSpec("test.nobody.\(UUID().uuidString.prefix(8))", kind: .direct, durable: false)

@@ -305,6 +305,57 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [outputsCollector])
     }
 
+    /// A broker that refuses the outputs (`basic.nack`: a full queue, or a quorum queue
+    /// electing its leader after a node stopped) is no fault of the input either.
+    @Test("an input whose outputs the broker refuses is retried past its attempts until the broker takes them, never dead-lettered")
+    func refusedOutputsAreWaitedOut() async throws {
+        let fixture = try StageFixture()
+        // The output queue is over its length limit, so the broker refuses (`basic.nack`)
+        // every output until the policy is cleared.
+        let policy = "refuse-\(fixture.outputQueue.name)"
+        try await TestBroker.admin.declare(AMQPTopology(queues: [fixture.outputQueue]))
+        try await TestBroker.rabbitmqctl(
+            "set_policy", "--apply-to", "queues", policy, "^\(fixture.outputQueue.name.replacingOccurrences(of: ".", with: "\\."))$",
+            #"{"max-length":0,"overflow":"reject-publish"}"#)
+        try await eventually("the policy on the output queue") {
+            try await TestBroker.rabbitmqctl("list_queues", "name", "policy").split(separator: "\n").contains("\(fixture.outputQueue.name)\t\(policy)")
+        }
+        // A quorum queue takes messages until it holds more than its limit: fill it until it refuses.
+        var fillers: [String] = []
+        while true {
+            let id = "filler-\(fillers.count)"
+            do {
+                try await fixture.runtime.requirePublisher.publish(OutgoingMessage(
+                    exchange: "", routingKey: fixture.outputQueue.name, body: Data(id.utf8), properties: MessageProperties(messageId: id)))
+            } catch let error as MessagingError where error.reason == .publishRejected {
+                break
+            }
+            fillers.append(id)
+            guard fillers.count < 5 else { throw TestFailure("the output queue never refused a message") }
+        }
+        let calls = Tally()
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 2) { _ in await calls.add() })
+        try await fixture.publishInput(StageFixture.event("e-refused"))
+        let refused: Bool
+        do {
+            try await eventually(timeout: .seconds(60), "the input handled past its two attempts") { await calls.value >= 4 }
+            refused = true
+        } catch {
+            refused = false
+        }
+        try await TestBroker.rabbitmqctl("clear_policy", policy)
+        let outputsCollector = fixture.collect(fixture.outputQueue)
+        if refused {
+            let fillers = fillers
+            try await outputsCollector.inbox.waitUntil("the output once the broker takes it") { $0.count == fillers.count + 1 }
+            #expect(await outputsCollector.inbox.ids == fillers + ["e-refused"])
+        }
+        #expect(try await TestBroker.admin.readyCount(fixture.work.deadQueue.name) == 0, "the input was dead-lettered")
+        let handled = await calls.value
+        try await fixture.finish(group, running, collectors: [outputsCollector])
+        #expect(refused, "the input was handled \(handled) times, not past its attempts")
+    }
+
     @Test("in a pack, an element failing because the service cannot work now is retried past its attempts too")
     func unavailableServiceIsWaitedOutForPackElements() async throws {
         let fixture = try StageFixture()
