@@ -9,6 +9,7 @@ import Messaging
 /// |---|---|
 /// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` (several, comma-separated, for a cluster) |
 /// | `HERALD_AMQP_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
+/// | `HERALD_AMQP_CONFIRM_TIMEOUT` | `30` seconds |
 /// | `HERALD_QUORUM_REPLICAS` | none: the broker's default (work queues on every node) |
 /// | `HERALD_HTTP_HOST` | `0.0.0.0` |
 /// | `HERALD_HTTP_PORT` | the service's own port |
@@ -25,6 +26,9 @@ public struct ServiceEnvironment: Sendable {
     public var amqpURL: AMQPURL
     /// The cluster's other nodes, tried in turn when a connection fails or is lost.
     public var amqpFailover: [AMQPURL]
+    /// `HERALD_AMQP_CONFIRM_TIMEOUT`: how long a publish waits for the broker's confirm
+    /// before its connection is replaced and the message published again.
+    public var confirmTimeout: Duration
     /// `HERALD_QUORUM_REPLICAS`: on how many cluster nodes each work queue (quorum) and
     /// stream is kept when first declared; nil: the broker's default (all nodes).
     public var quorumReplicas: Int?
@@ -87,6 +91,10 @@ public struct ServiceEnvironment: Sendable {
         let brokers = try Self.brokerURLs(reader)
         amqpURL = brokers[0]
         amqpFailover = Array(brokers.dropFirst())
+        let confirmSeconds = try reader.parse("HERALD_AMQP_CONFIRM_TIMEOUT", expected: "a number of seconds from 1 to 3600") {
+            Double($0).flatMap { (1...3600).contains($0) ? $0 : nil }
+        } ?? 30
+        confirmTimeout = .milliseconds(Int64(confirmSeconds * 1000))
         quorumReplicas = try Self.quorumReplicas(reader)
         httpHost = reader.string("HERALD_HTTP_HOST") ?? "0.0.0.0"
         httpPort = try reader.parse("HERALD_HTTP_PORT", expected: "a port number (0-65535)") { Int($0).flatMap { (0...65535).contains($0) ? $0 : nil } } ?? defaultPort

@@ -62,6 +62,7 @@ public final class ServiceRuntime: Sendable {
     private static func connection(name: String, role: String, settings: ServiceEnvironment, topology: AMQPTopology, logger: Logger) -> ConnectionConfiguration {
         var configuration = ConnectionConfiguration(url: settings.amqpURL, name: "\(name)/\(role)", topology: topology, logger: logger)
         configuration.failover = settings.amqpFailover
+        configuration.confirmTimeout = settings.confirmTimeout
         return configuration
     }
 

@@ -18,6 +18,7 @@ struct ServiceEnvironmentTests {
         #expect(environment.logFormat == .json)
         #expect(environment.configPath == nil)
         #expect(environment.shutdownTimeout == .seconds(30))
+        #expect(environment.confirmTimeout == .seconds(30))
         #expect(environment.dataDirectory.lastPathComponent == "data")
     }
 
@@ -28,7 +29,7 @@ struct ServiceEnvironmentTests {
             "HERALD_HTTP_PORT": "9000", "HERALD_HTTP_HOST": "127.0.0.1",
             "HERALD_DATA_DIR": "/var/lib/herald", "HERALD_LOG_LEVEL": "DEBUG",
             "HERALD_LOG_FORMAT": "text", "HERALD_CONFIG": "/etc/herald.yaml",
-            "HERALD_SHUTDOWN_TIMEOUT": "2.5",
+            "HERALD_SHUTDOWN_TIMEOUT": "2.5", "HERALD_AMQP_CONFIRM_TIMEOUT": "90",
         ], defaultPort: 8084)
         #expect(environment.amqpURL.user == "herald" && environment.amqpURL.password == "s3cret")
         #expect(environment.amqpURL.host == "mq.internal" && environment.amqpURL.port == 5673)
@@ -40,6 +41,7 @@ struct ServiceEnvironmentTests {
         #expect(environment.logLevel == .debug && environment.logFormat == .text)
         #expect(environment.configPath == "/etc/herald.yaml")
         #expect(environment.shutdownTimeout == .milliseconds(2500))
+        #expect(environment.confirmTimeout == .seconds(90))
     }
 
     @Test("the broker password can come from a file, so no password needs to be in the environment")
@@ -104,6 +106,7 @@ struct ServiceEnvironmentTests {
         #expect(error(["HERALD_AMQP_URL": "amqp://a/,http://b"])?.message.contains("http://b") == true, "the bad node is named")
         #expect(error(["HERALD_AMQP_URL": " , "])?.setting == "HERALD_AMQP_URL")
         #expect(error(["HERALD_QUORUM_REPLICAS": "0"])?.setting == "HERALD_QUORUM_REPLICAS")
+        #expect(error(["HERALD_AMQP_CONFIRM_TIMEOUT": "0"])?.message == "\"0\" is not a number of seconds from 1 to 3600")
     }
 }
 
