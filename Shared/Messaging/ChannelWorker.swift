@@ -233,6 +233,8 @@ final class ChannelWorker: Sendable {
                     $0.connected = true
                     $0.blocked = nil
                     $0.lastError = nil
+                    // A fresh connection is the fresh channel a renewal asked for.
+                    $0.renewal = nil
                 }
                 metrics.connected.record(1)
                 if attempt > 0 || generation > 1 {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import Messaging
 import Testing
 
 /// A memory alarm blocks every publisher on the broker, so the test command runs this suite
@@ -13,6 +14,42 @@ import Testing
 struct FlowControlTests {
     static func push(_ id: String) -> Data {
         Data(#"{"messageId":"\#(id)","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
+    }
+
+    /// Time the broker blocks publishers does not count against a confirm's deadline: a
+    /// publish held through an alarm three times as long as the deadline is confirmed on its
+    /// connection once the alarm lifts, not published again.
+    @Test func aPublishHeldByAnAlarmIsNotPublishedAgainPastTheConfirmDeadline() async throws {
+        let queue = QueueSpec("test.alarm.\(UUID().uuidString.prefix(8))", kind: .classic)
+        try await TestBroker.admin.declare(AMQPTopology(queues: [queue]))
+        var configuration = TestBroker.configuration("alarm-deadline")
+        configuration.confirmTimeout = .seconds(1)
+        let publisher = Publisher(configuration: configuration)
+        #expect(await publisher.waitUntilConnected(timeout: .seconds(20)))
+        try await TestBroker.rabbitmqctl("set_vm_memory_high_watermark", "absolute", "1")
+        let finished = Completion<Result<Void, any Error>>()
+        Task {
+            do {
+                try await publisher.publish(OutgoingMessage(exchange: "", routingKey: queue.name, body: Data("held".utf8), properties: MessageProperties(messageId: "held")))
+                await finished.set(.success(()))
+            } catch {
+                await finished.set(.failure(error))
+            }
+        }
+        do {
+            try await eventually("the publisher to hear that the broker blocks it") { publisher.blockedReason != nil }
+            // The alarm lasts three times the confirm deadline.
+            try await Task.sleep(for: .seconds(3))
+        } catch {
+            try await TestBroker.rabbitmqctl("set_vm_memory_high_watermark", "0.4")
+            throw error
+        }
+        try await TestBroker.rabbitmqctl("set_vm_memory_high_watermark", "0.4")
+        let result = try await finished.value(within: .seconds(30), "the publish to be confirmed once the alarm lifts")
+        #expect((try? result.get()) != nil)
+        #expect(publisher.republishedCount == 0, "published again while the broker blocked it")
+        await publisher.close()
+        try? await TestBroker.admin.delete(queue: queue.name)
     }
 
     @Test func aBlockedBrokerMakesTheGatewayRefuseEventsWith503AndReportNotReady() async throws {
