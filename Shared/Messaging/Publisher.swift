@@ -6,9 +6,10 @@ import Synchronization
 /// replicated and on disk). At most `window` messages await their confirm at once. A
 /// message whose confirm was lost with the connection is published again after the
 /// reconnect, so delivery is at least once. A message the broker refuses (`basic.nack`,
-/// e.g. while a quorum queue elects its leader) is published again after a short backoff,
-/// up to `nackAttempts` times in all, before its publish fails; the publisher then moves to
-/// a fresh channel, since RabbitMQ 3.10 can keep refusing on a channel that was refused once.
+/// e.g. while a quorum queue elects its leader) is published again after a backoff (100 ms,
+/// doubling to 2 s), up to `nackAttempts` times in all, before its publish fails. After every
+/// fifth refusal in a row the publisher moves to a fresh channel, since RabbitMQ 3.10 can
+/// keep refusing on a channel that was refused once.
 public final class Publisher: Sendable {
     let worker: ChannelWorker
     /// How many times a message is offered to a broker that keeps refusing it.
@@ -83,10 +84,10 @@ public final class Publisher: Sendable {
         completion: @escaping @Sendable (Result<Void, MessagingError>) -> Void
     ) -> PendingPublish {
         PendingPublish(message: message) { [self] result in
+            if case .failure(let error) = result, error.reason == .publishRejected, attempt % 5 == 0 || attempt >= nackAttempts {
+                worker.renewChannel(because: "the broker refused a message \(attempt) times running")
+            }
             guard case .failure(let error) = result, error.reason == .publishRejected, attempt < nackAttempts else {
-                if case .failure(let error) = result, error.reason == .publishRejected {
-                    worker.renewChannel(because: "the broker refused a message \(attempt) times running")
-                }
                 completion(result)
                 return
             }
@@ -94,7 +95,7 @@ public final class Publisher: Sendable {
                 "connection": "\(name)", "attempt": "\(attempt)", "messageId": "\(message.properties.messageId ?? "-")",
             ])
             Task {
-                try? await Task.sleep(for: .milliseconds(50 << attempt))
+                try? await Task.sleep(for: .milliseconds(min(2000, 50 << min(attempt, 6))))
                 worker.enqueue(CollectionOfOne(pending(message, attempt: attempt + 1, completion: completion)))
             }
         }

@@ -75,6 +75,47 @@ extension ServiceProcesses {
             _ = try await TestBroker.rabbitmqctl("delete_vhost", vhost)
         }
 
+        /// While a cluster node fails over, the broker refuses publishes to a quorum queue for
+        /// a while; heraldctl keeps offering the message rather than failing at once.
+        @Test("publish waits out a broker that refuses the event for a while")
+        func publishWaitsOutRefusals() async throws {
+            let vhost = "herald-ctl-refused-\(UUID().uuidString.prefix(8))"
+            _ = try await TestBroker.rabbitmqctl("add_vhost", vhost)
+            do {
+                let broker = TestBroker.url
+                _ = try await TestBroker.rabbitmqctl("set_permissions", "-p", vhost, broker.user, ".*", ".*", ".*")
+                let url = "amqp://\(broker.user):\(broker.password)@\(broker.host):\(broker.port)/\(vhost)"
+                let queue = HeraldTopology.Queue.registrationEvents.name
+                _ = try await TestBroker.rabbitmqctl(
+                    "set_policy", "-p", vhost, "--apply-to", "queues", "full", "^\(queue.replacingOccurrences(of: ".", with: "\\."))$",
+                    #"{"max-length":0,"overflow":"reject-publish"}"#)
+                // The queue takes messages until it holds more than its limit: fill it until it refuses.
+                let filler = Publisher(configuration: ConnectionConfiguration(url: try AMQPURL(url), name: "ctl-filler", topology: HeraldTopology.all(.herald)), nackAttempts: 1)
+                var refused = false
+                for index in 0..<5 where !refused {
+                    do {
+                        try await filler.publish(OutgoingMessage(exchange: "", routingKey: queue, body: Data("filler".utf8), properties: MessageProperties(messageId: "filler-\(index)")))
+                    } catch let error as MessagingError where error.reason == .publishRejected {
+                        refused = true
+                    }
+                }
+                await filler.close(timeout: .seconds(2))
+                #expect(refused, "the queue over its limit refused nothing")
+                let event = #"{"id":"api:ctl-refused","source":"api","kind":"news","app":"demo","audience":{"users":["u"]},"data":{"a":"b"},"occurredAt":"2026-11-27T10:00:00Z"}"#
+                let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+                let publishing = Task { try await runCommand("env", ["HERALD_AMQP_URL=\(url)", binary, "publish", "event", "--json-body", event, "--json"]) }
+                // The refusals last longer than the 1.5 s a service's publisher offers a message for.
+                try await Task.sleep(for: .seconds(4))
+                _ = try await TestBroker.rabbitmqctl("clear_policy", "-p", vhost, "full")
+                _ = try await TestBroker.rabbitmqctl("purge_queue", "-p", vhost, queue)
+                let published = try await publishing.value
+                #expect(published.status == 0, "heraldctl exited \(published.status): \(published.output)")
+            } catch {
+                Issue.record(error)
+            }
+            _ = try await TestBroker.rabbitmqctl("delete_vhost", vhost)
+        }
+
         @Test("publish: a contract published straight to the broker is consumed and delivered; an invalid one is refused with its field and reason")
         func publishedContractsAreDeliveredAndInvalidOnesRefused() async throws {
             let stack = try await HeraldStack.start()

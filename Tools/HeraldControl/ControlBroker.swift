@@ -38,10 +38,14 @@ public enum ControlBroker {
         }
     }
 
+    /// How many times a message the broker refuses is offered: about two minutes of patience,
+    /// so a publish outlasts a cluster node's failover (the quorum queues electing leaders).
+    static let nackAttempts = 60
+
     /// A confirming publisher whose connection is up (and Herald's topology declared).
     static func publisher(url: AMQPURL, name: String) async throws(ControlError) -> Publisher {
         let publisher = Publisher(configuration: ConnectionConfiguration(
-            url: url, name: name, connectTimeout: connectTimeout, topology: try topology()))
+            url: url, name: name, connectTimeout: connectTimeout, topology: try topology()), nackAttempts: nackAttempts)
         guard await publisher.waitUntilConnected(timeout: connectTimeout + .seconds(5)) else {
             let why = publisher.lastError.map { ": \($0)" } ?? ""
             await publisher.close(timeout: .seconds(1))
