@@ -1,8 +1,9 @@
 import Foundation
 
-/// A parsed `amqp://user:pass@host:port/vhost` URL. An empty path means vhost `/`; `%2F`
-/// encodes a slash in the vhost, as RabbitMQ's URI spec says. `?heartbeat=N` (seconds) and
-/// `?connection_timeout=N` (milliseconds) are honoured.
+/// A parsed `amqp://user:pass@host:port/vhost` URL, or `amqps://` for AMQP over TLS (port
+/// 5671 by default). An empty path means vhost `/`; `%2F` encodes a slash in the vhost, as
+/// RabbitMQ's URI spec says. `?heartbeat=N` (seconds) and `?connection_timeout=N`
+/// (milliseconds) are honoured.
 public struct AMQPURL: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -13,6 +14,8 @@ public struct AMQPURL: Sendable, Hashable, CustomStringConvertible {
     public var heartbeat: Int?
     /// Connection timeout in milliseconds asked for in the URL, if any.
     public var connectionTimeoutMilliseconds: Int?
+    /// How the connection is secured: set for `amqps://`, nil for `amqp://` (in clear).
+    public var tls: AMQPTLS?
 
     public init(
         host: String = "localhost", port: Int = 5672, user: String = "guest",
@@ -28,14 +31,16 @@ public struct AMQPURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses a URL; throws `MessagingError` with reason `.invalidURL` and what was wrong.
     public init(_ text: String) throws {
         func invalid(_ why: String) -> MessagingError {
-            MessagingError(.invalidURL, "\(why) (expected amqp://user:pass@host:port/vhost)")
+            MessagingError(.invalidURL, "\(why) (expected amqp://user:pass@host:port/vhost, or amqps:// for TLS)")
         }
         guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
         guard let scheme = components.scheme?.lowercased() else { throw invalid("no scheme") }
-        guard scheme == "amqp" else {
-            throw invalid(scheme == "amqps" ? "amqps (TLS) is not supported yet" : "unsupported scheme \"\(scheme)\"")
-        }
+        guard scheme == "amqp" || scheme == "amqps" else { throw invalid("unsupported scheme \"\(scheme)\"") }
         self.init()
+        if scheme == "amqps" {
+            tls = AMQPTLS()
+            port = 5671
+        }
         if let host = components.host, !host.isEmpty { self.host = host }
         if let port = components.port {
             guard (1...65535).contains(port) else { throw invalid("port \(port) out of range") }
@@ -68,6 +73,6 @@ public struct AMQPURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL with the password masked, safe to log.
     public var description: String {
         let vhost = virtualHost == "/" ? "" : virtualHost.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? virtualHost
-        return "amqp://\(user):***@\(host):\(port)/\(vhost)"
+        return "\(tls == nil ? "amqp" : "amqps")://\(user):***@\(host):\(port)/\(vhost)"
     }
 }

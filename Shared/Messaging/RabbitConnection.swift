@@ -23,16 +23,14 @@ final class RabbitConnection {
         self.state = state
         self.heartbeat = heartbeat
         do {
-            guard let socket = amqp_tcp_socket_new(state) else {
-                throw MessagingError(.connectionFailed, "could not create a TCP socket")
-            }
+            let socket = try url.tls.map { try Self.tlsSocket(state, $0) } ?? Self.tcpSocket(state)
             let (seconds, attoseconds) = connectTimeout.components
             var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
             let status = url.host.withCString { host in
                 amqp_socket_open_noblock(socket, host, Int32(url.port), &timeout)
             }
             guard status == AMQP_STATUS_OK.rawValue else {
-                throw MessagingError(.connectionFailed, "cannot reach \(url.host):\(url.port): \(Self.statusText(status))")
+                throw MessagingError(.connectionFailed, Self.openFailure(status, url: url))
             }
             // rabbitmq-c 0.11 does not announce `connection.blocked` itself: without it the
             // broker never says that a resource alarm blocks publishing.
@@ -61,6 +59,60 @@ final class RabbitConnection {
 
     deinit {
         if !closed { amqp_destroy_connection(state) }
+    }
+
+    private static func tcpSocket(_ state: amqp_connection_state_t) throws -> OpaquePointer {
+        guard let socket = amqp_tcp_socket_new(state) else {
+            throw MessagingError(.connectionFailed, "could not create a TCP socket")
+        }
+        return socket
+    }
+
+    /// A TLS socket on OpenSSL: TLS 1.2 or newer, the broker's certificate verified against
+    /// the CA file (or the system's store) and, unless turned off, the host name. rabbitmq-c
+    /// checks both once the handshake is done and before any AMQP byte is sent.
+    private static func tlsSocket(_ state: amqp_connection_state_t, _ tls: AMQPTLS) throws -> OpaquePointer {
+        guard let socket = amqp_ssl_socket_new(state) else {
+            throw MessagingError(.connectionFailed, "could not create a TLS socket")
+        }
+        guard amqp_ssl_socket_set_ssl_versions(socket, AMQP_TLSv1_2, AMQP_TLSvLATEST) == AMQP_STATUS_OK.rawValue else {
+            throw MessagingError(.connectionFailed, "could not require TLS 1.2 or newer")
+        }
+        if let caFile = tls.caFile {
+            guard amqp_ssl_socket_set_cacert(socket, caFile) == AMQP_STATUS_OK.rawValue else {
+                throw MessagingError(.connectionFailed, "HERALD_AMQP_CA_FILE \(caFile): not a readable PEM file of CA certificates")
+            }
+        } else {
+            _ = herald_amqp_ssl_trust_system_store(socket)
+        }
+        switch (tls.certificateFile, tls.keyFile) {
+        case let (certificate?, key?):
+            guard amqp_ssl_socket_set_key(socket, certificate, key) == AMQP_STATUS_OK.rawValue else {
+                throw MessagingError(.connectionFailed, "HERALD_AMQP_CERT_FILE \(certificate) and HERALD_AMQP_KEY_FILE \(key): not a readable PEM certificate and the private key that matches it")
+            }
+        case (nil, nil):
+            break
+        default:
+            throw MessagingError(.connectionFailed, "a client certificate needs both HERALD_AMQP_CERT_FILE and HERALD_AMQP_KEY_FILE")
+        }
+        amqp_ssl_socket_set_verify_peer(socket, 1)
+        amqp_ssl_socket_set_verify_hostname(socket, tls.verifyHostname ? 1 : 0)
+        return socket
+    }
+
+    /// Why a socket did not open, naming the setting to look at when TLS refused the broker.
+    private static func openFailure(_ status: Int32, url: AMQPURL) -> String {
+        let trusted = url.tls?.caFile.map { "the CA in HERALD_AMQP_CA_FILE (\($0))" } ?? "the system's trust store (set HERALD_AMQP_CA_FILE to the broker's CA)"
+        switch status {
+        case AMQP_STATUS_SSL_PEER_VERIFY_FAILED.rawValue:
+            return "refused the broker at \(url.host):\(url.port): its TLS certificate is not signed by \(trusted)"
+        case AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED.rawValue:
+            return "refused the broker at \(url.host):\(url.port): its TLS certificate does not name the host \(url.host) (connect by a name the certificate has, or set HERALD_AMQP_VERIFY_HOSTNAME=false)"
+        case AMQP_STATUS_SSL_CONNECTION_FAILED.rawValue, AMQP_STATUS_SSL_ERROR.rawValue:
+            return "TLS handshake with \(url.host):\(url.port) failed: \(statusText(status)) (is it a TLS port, speaking TLS 1.2 or newer? does it want a client certificate: HERALD_AMQP_CERT_FILE, HERALD_AMQP_KEY_FILE?)"
+        default:
+            return "cannot reach \(url.host):\(url.port): \(statusText(status))"
+        }
     }
 
     /// The socket descriptor, for `poll`.

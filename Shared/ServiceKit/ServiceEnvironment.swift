@@ -9,6 +9,9 @@ import Messaging
 /// |---|---|
 /// | `HERALD_AMQP_URL` | `amqp://guest:guest@localhost:5672/` (several, comma-separated, for a cluster) |
 /// | `HERALD_AMQP_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
+/// | `HERALD_AMQP_CA_FILE` | none: the system's CAs verify an `amqps://` broker |
+/// | `HERALD_AMQP_CERT_FILE`, `HERALD_AMQP_KEY_FILE` | none: no client certificate |
+/// | `HERALD_AMQP_VERIFY_HOSTNAME` | `true` |
 /// | `HERALD_AMQP_CONFIRM_TIMEOUT` | `30` seconds |
 /// | `HERALD_QUORUM_REPLICAS` | none: the broker's default (work queues on every node) |
 /// | `HERALD_HTTP_HOST` | `0.0.0.0` |
@@ -65,24 +68,58 @@ public struct ServiceEnvironment: Sendable {
         try brokerURLs(reader)[0]
     }
 
-    /// Every node `HERALD_AMQP_URL` names: one URL, or several separated by commas (or
-    /// spaces) for a cluster, tried in turn. `HERALD_AMQP_PASSWORD_FILE` sets the password of each.
-    public static func brokerURLs(_ reader: EnvironmentReader) throws -> [AMQPURL] {
-        let text = reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/"
-        let password = try reader.string("HERALD_AMQP_PASSWORD_FILE").map { try SecretFile.text($0, setting: "HERALD_AMQP_PASSWORD_FILE") }
+    /// Every node `HERALD_AMQP_URL` (or `text`, a URL given another way, as heraldctl's
+    /// `--amqp-url`) names: one URL, or several separated by commas (or spaces) for a
+    /// cluster, tried in turn. `HERALD_AMQP_PASSWORD_FILE` sets the password of each
+    /// (of `HERALD_AMQP_URL`'s), and the TLS settings (`brokerTLS`) secure each `amqps://` one.
+    public static func brokerURLs(_ reader: EnvironmentReader, text given: String? = nil) throws -> [AMQPURL] {
+        let setting = given == nil ? "HERALD_AMQP_URL" : "--amqp-url"
+        let text = given ?? reader.string("HERALD_AMQP_URL") ?? "amqp://guest:guest@localhost:5672/"
+        let password = given != nil ? nil : try reader.string("HERALD_AMQP_PASSWORD_FILE").map { try SecretFile.text($0, setting: "HERALD_AMQP_PASSWORD_FILE") }
+        let tls = try brokerTLS(reader)
         var urls: [AMQPURL] = []
         for item in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" }) where !item.isEmpty {
             do {
                 var url = try AMQPURL(String(item))
                 // A secret mounted as a file keeps the password out of the environment.
                 if let password { url.password = password }
+                if url.tls != nil {
+                    url.tls = tls.settings
+                } else if let named = tls.named {
+                    // Never in clear when the operator meant TLS.
+                    throw reader.invalid(named, "is set, but \(setting) names \(url), which is in clear: write amqps:// (port 5671) to use TLS")
+                }
                 urls.append(url)
             } catch let error as MessagingError {
-                throw reader.invalid("HERALD_AMQP_URL", urls.isEmpty && !text.contains(",") ? error.message : "\(item): \(error.message)")
+                throw reader.invalid(setting, urls.isEmpty && !text.contains(",") ? error.message : "\(item): \(error.message)")
             }
         }
-        guard !urls.isEmpty else { throw reader.invalid("HERALD_AMQP_URL", "names no broker") }
+        guard !urls.isEmpty else { throw reader.invalid(setting, "names no broker") }
         return urls
+    }
+
+    /// How `amqps://` brokers are verified and whom Herald presents itself as:
+    /// `HERALD_AMQP_CA_FILE`, `HERALD_AMQP_CERT_FILE` with `HERALD_AMQP_KEY_FILE`, and
+    /// `HERALD_AMQP_VERIFY_HOSTNAME`. Each file must be readable now, so a wrong path stops a
+    /// service at start rather than at its first connection. `named` is the first of them
+    /// set, if any.
+    public static func brokerTLS(_ reader: EnvironmentReader) throws -> (settings: AMQPTLS, named: String?) {
+        func file(_ key: String) throws -> String? {
+            guard let path = reader.string(key) else { return nil }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw ConfigurationError(.missingFile, setting: key, "cannot read the file \(path)")
+            }
+            return path
+        }
+        let ca = try file("HERALD_AMQP_CA_FILE")
+        let certificate = try file("HERALD_AMQP_CERT_FILE")
+        let key = try file("HERALD_AMQP_KEY_FILE")
+        if (certificate == nil) != (key == nil) {
+            throw reader.invalid(certificate == nil ? "HERALD_AMQP_KEY_FILE" : "HERALD_AMQP_CERT_FILE", "a client certificate needs both HERALD_AMQP_CERT_FILE and HERALD_AMQP_KEY_FILE")
+        }
+        let verifyHostname = try reader.parse("HERALD_AMQP_VERIFY_HOSTNAME", expected: "true or false") { Bool($0.lowercased()) }
+        let named = ["HERALD_AMQP_CA_FILE", "HERALD_AMQP_CERT_FILE", "HERALD_AMQP_KEY_FILE", "HERALD_AMQP_VERIFY_HOSTNAME"].first { reader.string($0) != nil }
+        return (AMQPTLS(caFile: ca, certificateFile: certificate, keyFile: key, verifyHostname: verifyHostname ?? true), named)
     }
 
     /// Reads the settings from `environment`, using `defaultPort` when `HERALD_HTTP_PORT` is unset.

@@ -3,6 +3,7 @@ import Foundation
 import HeraldDomain
 import Logging
 import ServiceKit
+import Messaging
 import Testing
 
 @Suite("Reading the service environment")
@@ -87,6 +88,46 @@ struct ServiceEnvironmentTests {
         } throws: { ($0 as? ConfigurationError)?.setting == "HERALD_DATABASE_URL" }
     }
 
+    @Test("an amqps:// broker gets port 5671 and the TLS settings; an amqp:// one is in clear")
+    func brokerTLS() throws {
+        let ca = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).pem")
+        try Data("a CA".utf8).write(to: ca)
+        defer { try? FileManager.default.removeItem(at: ca) }
+        let environment = try ServiceEnvironment([
+            "HERALD_AMQP_URL": "amqps://herald:pw@mq-1/,amqps://herald:pw@mq-2:5999/",
+            "HERALD_AMQP_CA_FILE": ca.path, "HERALD_AMQP_VERIFY_HOSTNAME": "false",
+        ], defaultPort: 1)
+        #expect(environment.amqpURL.port == 5671)
+        #expect(environment.amqpURL.tls == AMQPTLS(caFile: ca.path, verifyHostname: false))
+        #expect(environment.amqpFailover.map(\.port) == [5999])
+        #expect(environment.amqpFailover.first?.tls?.caFile == ca.path, "every node of the cluster is verified alike")
+        #expect(environment.amqpURL.description == "amqps://herald:***@mq-1:5671/")
+        let clear = try ServiceEnvironment(["HERALD_AMQP_URL": "amqp://herald:pw@mq-1/"], defaultPort: 1)
+        #expect(clear.amqpURL.tls == nil)
+        #expect(clear.amqpURL.port == 5672)
+    }
+
+    @Test("TLS settings beside an amqp:// broker, an unreadable file or half a client certificate are refused")
+    func brokerTLSErrors() throws {
+        func error(_ environment: [String: String]) -> ConfigurationError? {
+            do {
+                _ = try ServiceEnvironment(environment, defaultPort: 1)
+                return nil
+            } catch {
+                return error as? ConfigurationError
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pem-\(UUID().uuidString).pem")
+        try Data("pem".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let inClear = error(["HERALD_AMQP_URL": "amqps://a/,amqp://b/", "HERALD_AMQP_CA_FILE": file.path])
+        #expect(inClear?.setting == "HERALD_AMQP_CA_FILE")
+        #expect(inClear?.message.contains("amqp://guest:***@b:5672/, which is in clear: write amqps://") == true, "\(String(describing: inClear))")
+        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CA_FILE": "/nonexistent/ca.pem"])?.message == "cannot read the file /nonexistent/ca.pem")
+        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CERT_FILE": file.path])?.setting == "HERALD_AMQP_CERT_FILE")
+        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_VERIFY_HOSTNAME": "maybe"])?.message == "\"maybe\" is not true or false")
+    }
+
     @Test("bad values name the variable and what is wrong")
     func errors() {
         func error(_ environment: [String: String]) -> ConfigurationError? {
@@ -100,7 +141,6 @@ struct ServiceEnvironmentTests {
         #expect(error(["HERALD_HTTP_PORT": "80a"])?.setting == "HERALD_HTTP_PORT")
         #expect(error(["HERALD_HTTP_PORT": "70000"])?.message == "\"70000\" is not a port number (0-65535)")
         #expect(error(["HERALD_AMQP_URL": "http://x"])?.message.contains("unsupported scheme \"http\"") == true)
-        #expect(error(["HERALD_AMQP_URL": "amqps://x"])?.message.contains("amqps (TLS) is not supported yet") == true)
         #expect(error(["HERALD_LOG_LEVEL": "loud"])?.setting == "HERALD_LOG_LEVEL")
         #expect(error(["HERALD_SHUTDOWN_TIMEOUT": "-1"])?.setting == "HERALD_SHUTDOWN_TIMEOUT")
         #expect(error(["HERALD_AMQP_URL": "amqp://a/,http://b"])?.message.contains("http://b") == true, "the bad node is named")

@@ -10,11 +10,11 @@ public enum ControlBroker {
     static let connectTimeout: Duration = .seconds(5)
 
     /// The broker: `flag` (a URL) when given, else the environment as the services read it
-    /// (`HERALD_AMQP_URL`, `HERALD_AMQP_PASSWORD_FILE`).
+    /// (`HERALD_AMQP_URL`, `HERALD_AMQP_PASSWORD_FILE`); an `amqps://` one with the TLS
+    /// settings the services read (`HERALD_AMQP_CA_FILE`, ...).
     public static func url(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ControlError) -> AMQPURL {
         do {
-            if let flag { return try AMQPURL(flag) }
-            return try ServiceEnvironment.brokerURL(EnvironmentReader(environment))
+            return try ServiceEnvironment.brokerURLs(EnvironmentReader(environment), text: flag)[0]
         } catch {
             throw ControlError(.invalidInput, "the broker: \(error)")
         }

@@ -1,5 +1,7 @@
 # Shared by scripts/test and scripts/run: root commands, Debian packages, a RabbitMQ node.
-# Source it; it defines functions only.
+# Source it; it defines functions only (and sources scripts/lib/tls.sh beside it).
+
+. "$(dirname "${BASH_SOURCE[0]}")/tls.sh"
 
 log() { printf '\n==> %s\n' "$*"; }
 
@@ -75,14 +77,33 @@ ensure_broker() {
 # Plugins: HERALD_BROKER_PLUGINS (space-separated), by default the management API (which
 # `heraldctl queues` reads, on port 15672) and the Prometheus endpoint (port 15692, which the
 # dashboards scrape); empty for none.
+#
+# TLS: with HERALD_TEST_TLS_DIR set (certificates made by make_test_tls, scripts/lib/tls.sh),
+# the node also listens for AMQP over TLS on port 5671 with the certificate for localhost,
+# verifying a client certificate when one is presented. The node keeps that configuration
+# ($dir/rabbitmq.conf) across restarts.
 start_node() {
-    local dir="$1" limit plugins
+    local dir="$1" limit plugins config=""
     limit="$(ulimit -Hn)"
     [ "$limit" = unlimited ] && limit=65536
     [ "$limit" -gt 65536 ] && limit=65536
     plugins="${HERALD_BROKER_PLUGINS-rabbitmq_management rabbitmq_prometheus}"
     printf '[%s].\n' "$(echo $plugins | tr ' ' ',')" | as_root tee "$dir/enabled_plugins" >/dev/null
-    as_root sh -c "ulimit -n $limit; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq \
+    if [ -n "${HERALD_TEST_TLS_DIR:-}" ]; then
+        install_tls_files "$HERALD_TEST_TLS_DIR" "$dir/tls" rabbitmq
+        as_root tee "$dir/rabbitmq.conf" >/dev/null <<CONF
+listeners.ssl.default = 5671
+ssl_options.cacertfile = $dir/tls/ca.pem
+ssl_options.certfile = $dir/tls/server.pem
+ssl_options.keyfile = $dir/tls/server.key
+ssl_options.verify = verify_peer
+ssl_options.fail_if_no_peer_cert = false
+ssl_options.versions.1 = tlsv1.3
+ssl_options.versions.2 = tlsv1.2
+CONF
+    fi
+    [ -f "$dir/rabbitmq.conf" ] && config="RABBITMQ_CONFIG_FILE='$dir/rabbitmq.conf'"
+    as_root sh -c "ulimit -n $limit; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq $config \
         RABBITMQ_MNESIA_BASE='$dir/mnesia' RABBITMQ_LOG_BASE='$dir/log' RABBITMQ_ENABLED_PLUGINS_FILE='$dir/enabled_plugins' \
         setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups /usr/lib/rabbitmq/bin/rabbitmq-server -detached"
 }

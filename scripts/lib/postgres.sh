@@ -41,12 +41,18 @@ ensure_postgres() {
             "$postgres_bin/initdb" -D "$postgres_dir" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
     fi
     # A throw-away cluster's data dies with it: it need not survive a power cut.
-    local durability=""
+    local durability="" tls=""
     [ "$throwaway_postgres" -eq 1 ] && durability="-c fsync=off -c synchronous_commit=off"
+    # With HERALD_TEST_TLS_DIR (scripts/lib/tls.sh), TLS is on too, with the certificate for
+    # localhost; clients choose (sslmode), as pg_hba.conf's host lines take both.
+    if [ -n "${HERALD_TEST_TLS_DIR:-}" ]; then
+        install_tls_files "$HERALD_TEST_TLS_DIR" "$postgres_dir/tls" postgres
+        tls="-c ssl=on -c ssl_cert_file=$postgres_dir/tls/server.pem -c ssl_key_file=$postgres_dir/tls/server.key -c ssl_ca_file=$postgres_dir/tls/ca.pem"
+    fi
     log "starting PostgreSQL on 127.0.0.1:$port"
     as_root setpriv --reuid=postgres --regid=postgres --init-groups \
         "$postgres_bin/pg_ctl" -D "$postgres_dir" -l "$postgres_dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $postgres_dir -c max_connections=300 $durability" start >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $postgres_dir -c max_connections=300 $durability $tls" start >/dev/null
     started_postgres=1
     local psql=("$postgres_bin/psql" -h "$postgres_dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
     as_root setpriv --reuid=postgres --regid=postgres --init-groups "${psql[@]}" -d postgres <<SQL
