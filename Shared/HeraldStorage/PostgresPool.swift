@@ -28,14 +28,12 @@ public final class PostgresPool: Service, Sendable {
     /// connection's search path), so services can share one database without their tables
     /// meeting.
     public static func open(_ url: PostgresURL, logger: Logger, schema: String? = nil, maximumConnections: Int = 20, timeout: Duration = .seconds(30)) async throws -> PostgresPool {
-        let tls: PostgresClient.Configuration.TLS
-        switch url.tls {
-        case .disable: tls = .disable
-        case .prefer: tls = .prefer(.makeClientConfiguration())
-        case .require: tls = .require(.makeClientConfiguration())
-        }
+        let tls = try tlsConfiguration(url)
+        let deadline = ContinuousClock.now + timeout
+        try await probe(url, tls: tls, deadline: deadline, logger: logger)
         var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: tls.map { url.tls == .prefer ? PostgresClient.Configuration.TLS.prefer($0) : .require($0) } ?? .disable)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
         if let schema {
@@ -46,7 +44,6 @@ public final class PostgresPool: Service, Sendable {
         }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let database = await PostgresPool(client: client, logger: logger)
-        let deadline = ContinuousClock.now + timeout
         while true {
             do {
                 try await database.query("SELECT 1")
@@ -60,6 +57,76 @@ public final class PostgresPool: Service, Sendable {
                 try await Task.sleep(for: .milliseconds(500))
             }
         }
+    }
+
+    /// Connects once, directly, until the server answers or `deadline`: the pool reports a
+    /// failed connection only as its circuit breaker tripping, a minute later, while a direct
+    /// one says at once why (a certificate refused, which no retry mends).
+    static func probe(_ url: PostgresURL, tls: TLSConfiguration?, deadline: ContinuousClock.Instant, logger: Logger) async throws {
+        let context = try tls.map { try NIOSSLContext(configuration: $0) }
+        let configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: context.map { url.tls == .prefer ? PostgresConnection.Configuration.TLS.prefer($0) : .require($0) } ?? .disable)
+        while true {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                try await connection.close()
+                return
+            } catch {
+                if let refused = certificateRefusal(error, url: url) { throw refused }
+                if ContinuousClock.now > deadline {
+                    throw StorageError("PostgreSQL at \(url) does not answer: \(String(reflecting: error))")
+                }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// The TLS for `url`'s sslmode (nil: in clear): the certificate checked as libpq checks
+    /// it, against `caFile` or the system's CAs, TLS 1.2 or newer, a client certificate when given.
+    static func tlsConfiguration(_ url: PostgresURL) throws -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        switch url.tls {
+        case .disable: return nil
+        case .prefer: configuration.certificateVerification = .none
+        case .require: configuration.certificateVerification = url.caFile == nil ? .none : .noHostnameVerification
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if let caFile = url.caFile {
+            do {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            } catch {
+                throw StorageError("HERALD_DATABASE_CA_FILE \(caFile): not a readable PEM file of CA certificates")
+            }
+        }
+        if let certificateFile = url.certificateFile, let keyFile = url.keyFile {
+            do {
+                configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) }
+                configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))
+            } catch {
+                throw StorageError("HERALD_DATABASE_CERT_FILE \(certificateFile) and HERALD_DATABASE_KEY_FILE \(keyFile): not a readable PEM certificate and private key")
+            }
+        }
+        return configuration
+    }
+
+    /// A clear error when TLS refused the server's certificate (which no retry mends), naming
+    /// the setting to look at; nil for any other failure.
+    static func certificateRefusal(_ error: any Error, url: PostgresURL) -> StorageError? {
+        let text = String(reflecting: error)
+        let trusted = url.caFile.map { "the CA in HERALD_DATABASE_CA_FILE (\($0))" } ?? "the system's trust store (set HERALD_DATABASE_CA_FILE to the server's CA)"
+        if text.contains("failedToValidateHostname") {
+            return StorageError("refused PostgreSQL at \(url): its TLS certificate does not name the host \(url.host) (connect by a name the certificate has, or use sslmode=verify-ca)")
+        }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+            return StorageError("refused PostgreSQL at \(url): its TLS certificate is not signed by \(trusted)")
+        }
+        if text.contains("sslUnsupported") {
+            return StorageError("PostgreSQL at \(url) does not offer TLS, which sslmode=\(url.tls.rawValue) requires")
+        }
+        return nil
     }
 
     /// Starts the pool's run loop and returns once it is entered (a query before that waits,

@@ -8,7 +8,9 @@ extension ServiceRuntime {
     public func openStore(schema: String) async throws -> OpenedStore {
         let location: StoreLocation
         do {
-            location = try StoreLocation(databaseURL: environment.databaseURL, password: environment.databasePassword, dataDirectory: environment.dataDirectory)
+            location = try StoreLocation(
+                databaseURL: environment.databaseURL, password: environment.databasePassword, caFile: environment.databaseCAFile,
+                certificateFile: environment.databaseCertificateFile, keyFile: environment.databaseKeyFile, dataDirectory: environment.dataDirectory)
         } catch {
             throw ConfigurationError(.invalidValue, setting: "HERALD_DATABASE_URL", error.message)
         }

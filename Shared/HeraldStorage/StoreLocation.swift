@@ -9,10 +9,13 @@ public enum StoreLocation: Sendable, Hashable {
     case postgres(PostgresURL)
 
     /// PostgreSQL when `databaseURL` is set (with `password` instead of the URL's, when
-    /// given), else SQLite in `dataDirectory`.
-    public init(databaseURL: String?, password: String? = nil, dataDirectory: URL) throws(StorageError) {
+    /// given, and the TLS files), else SQLite in `dataDirectory`.
+    public init(
+        databaseURL: String?, password: String? = nil, caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil,
+        dataDirectory: URL
+    ) throws(StorageError) {
         if let databaseURL, !databaseURL.isEmpty {
-            var url = try PostgresURL(databaseURL)
+            var url = try PostgresURL(databaseURL).with(caFile: caFile, certificateFile: certificateFile, keyFile: keyFile)
             if let password { url.password = password }
             self = .postgres(url)
         } else {

@@ -28,6 +28,16 @@ public struct EnvironmentReader: Sendable {
         return value
     }
 
+    /// The path of a file that must be readable now (so a wrong path stops a service at
+    /// start, not at first use), or nil when unset.
+    public func readableFile(_ key: String) throws -> String? {
+        guard let path = string(key) else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ConfigurationError(.missingFile, setting: key, "cannot read the file \(path)")
+        }
+        return path
+    }
+
     public func invalid(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(.invalidValue, setting: key, message)
     }

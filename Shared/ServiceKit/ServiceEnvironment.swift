@@ -20,6 +20,8 @@ import Messaging
 /// | `HERALD_DATA_DIR` | `./data` |
 /// | `HERALD_DATABASE_URL` | none: SQLite in the data directory (else `postgres://…`, for Registration and Preferences) |
 /// | `HERALD_DATABASE_PASSWORD_FILE` | none: the URL's password (else the file's, trimmed) |
+/// | `HERALD_DATABASE_CA_FILE` | none: the system's CAs (for `sslmode=verify-ca`, `verify-full`) |
+/// | `HERALD_DATABASE_CERT_FILE`, `HERALD_DATABASE_KEY_FILE` | none: no client certificate |
 /// | `HERALD_LOG_LEVEL` | `info` |
 /// | `HERALD_LOG_FORMAT` | `json` (or `text`) |
 /// | `HERALD_CONFIG` | none: no apps configured |
@@ -45,6 +47,11 @@ public struct ServiceEnvironment: Sendable {
     public var databaseURL: String?
     /// The database password from `HERALD_DATABASE_PASSWORD_FILE`, when set (it replaces the URL's).
     public var databasePassword: String?
+    /// `HERALD_DATABASE_CA_FILE`: the CA that signed the PostgreSQL server's certificate.
+    public var databaseCAFile: String?
+    /// `HERALD_DATABASE_CERT_FILE` and `HERALD_DATABASE_KEY_FILE`: a client certificate.
+    public var databaseCertificateFile: String?
+    public var databaseKeyFile: String?
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
     public var configPath: String?
@@ -104,16 +111,9 @@ public struct ServiceEnvironment: Sendable {
     /// service at start rather than at its first connection. `named` is the first of them
     /// set, if any.
     public static func brokerTLS(_ reader: EnvironmentReader) throws -> (settings: AMQPTLS, named: String?) {
-        func file(_ key: String) throws -> String? {
-            guard let path = reader.string(key) else { return nil }
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw ConfigurationError(.missingFile, setting: key, "cannot read the file \(path)")
-            }
-            return path
-        }
-        let ca = try file("HERALD_AMQP_CA_FILE")
-        let certificate = try file("HERALD_AMQP_CERT_FILE")
-        let key = try file("HERALD_AMQP_KEY_FILE")
+        let ca = try reader.readableFile("HERALD_AMQP_CA_FILE")
+        let certificate = try reader.readableFile("HERALD_AMQP_CERT_FILE")
+        let key = try reader.readableFile("HERALD_AMQP_KEY_FILE")
         if (certificate == nil) != (key == nil) {
             throw reader.invalid(certificate == nil ? "HERALD_AMQP_KEY_FILE" : "HERALD_AMQP_CERT_FILE", "a client certificate needs both HERALD_AMQP_CERT_FILE and HERALD_AMQP_KEY_FILE")
         }
@@ -141,6 +141,9 @@ public struct ServiceEnvironment: Sendable {
             $0.hasPrefix("postgres://") || $0.hasPrefix("postgresql://") ? $0 : nil
         }
         databasePassword = try reader.string("HERALD_DATABASE_PASSWORD_FILE").map { try SecretFile.text($0, setting: "HERALD_DATABASE_PASSWORD_FILE") }
+        databaseCAFile = try reader.readableFile("HERALD_DATABASE_CA_FILE")
+        databaseCertificateFile = try reader.readableFile("HERALD_DATABASE_CERT_FILE")
+        databaseKeyFile = try reader.readableFile("HERALD_DATABASE_KEY_FILE")
         logLevel = try reader.parse("HERALD_LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical") { Logger.Level(rawValue: $0.lowercased()) } ?? .info
         logFormat = try reader.parse("HERALD_LOG_FORMAT", expected: "json or text") { LogFormat(rawValue: $0.lowercased()) } ?? .json
         configPath = reader.string("HERALD_CONFIG")

@@ -48,6 +48,20 @@ public enum TestDatabase {
         return components.string ?? ""
     }
 
+    /// A new, empty database on the test server reached through its TLS (the certificate
+    /// names `localhost` only): `mode`, verified against `caFile` (the tests' CA unless given).
+    public static func freshTLSURL(_ mode: PostgresURL.TLSMode, host: String = "localhost", caFile: String? = nil, clientCertificate: Bool = false) async throws -> PostgresURL {
+        var url = try await freshURL()
+        url.host = host
+        url.tls = mode
+        url.caFile = mode == .verifyCA || mode == .verifyFull ? try caFile ?? TestTLS.file("ca.pem") : caFile
+        if clientCertificate {
+            url.certificateFile = try TestTLS.file("client.pem")
+            url.keyFile = try TestTLS.file("client.key")
+        }
+        return url
+    }
+
     /// A pool on a new, empty database.
     public static func fresh(maximumConnections: Int = 4) async throws -> PostgresPool {
         try await PostgresPool.open(try await freshURL(), logger: quiet, maximumConnections: maximumConnections)
