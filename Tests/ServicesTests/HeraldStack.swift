@@ -58,10 +58,11 @@ final class HeraldStack: Sendable {
     /// database (and may run as several replicas); else each in SQLite files of its own. With
     /// `amqpURL`, the services use that broker (or cluster) instead of the test broker. With
     /// `apnsDispatchers`, the app has an `apns` section (so its iOS devices are APNs's).
+    /// `environment` is added to every service's (TLS settings, say).
     static func start(
         dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, webhooks: Bool = false, callbacks: Bool = false, gateways gatewayCount: Int = 1,
         databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1,
-        amqpURL: String? = nil, quorumReplicas: Int? = nil
+        amqpURL: String? = nil, quorumReplicas: Int? = nil, environment extra: [String: String] = [:]
     ) async throws -> HeraldStack {
         let sandbox = try await TestSandbox.start()
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
@@ -126,6 +127,7 @@ final class HeraldStack: Sendable {
         // Another broker (a cluster's nodes) than the test broker, whose queues the services declare.
         if let amqpURL { environment["HERALD_AMQP_URL"] = amqpURL }
         if let quorumReplicas { environment["HERALD_QUORUM_REPLICAS"] = String(quorumReplicas) }
+        environment.merge(extra) { $1 }
         var services: [ServiceProcess] = []
         do {
             var registrations: [ServiceProcess] = []
