@@ -89,10 +89,12 @@ public struct Gateway: Sendable {
         case registration, preferences
     }
 
-    let apps: AppsConfiguration
+    /// The apps file's apps and keys, replaced whole when it is read again (`reload`).
+    private let current: GatewayApps
+    var apps: AppsConfiguration { current.apps }
+    var keys: APIKeys { current.keys }
     /// The providers served: the platforms a device may register with.
     let providers: ProviderRegistry
-    let keys: APIKeys
     let limiter: RateLimiter
     let publisher: Publisher
     /// Events of concurrent requests travel to the broker together.
@@ -110,9 +112,8 @@ public struct Gateway: Sendable {
         recent: RecentEvents = RecentEvents(), deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "herald.gateway")
     ) {
-        self.apps = apps
+        current = GatewayApps(apps: apps, keys: keys)
         self.providers = providers
-        self.keys = keys
         self.limiter = limiter ?? RateLimiter(apps: apps)
         self.publisher = publisher
         events = PackingPublisher(publisher, packsInFlight: configuration.packsInFlight)
@@ -121,6 +122,14 @@ public struct Gateway: Sendable {
         self.deadlines = deadlines
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// Takes a changed apps file: its keys (key files read again), apps and rate limits serve
+    /// every request from now on. Throws, changing nothing, when a key file cannot be read.
+    public func reload(_ apps: AppsConfiguration) throws {
+        let keys = try APIKeys(apps: apps)
+        current.replace(apps: apps, keys: keys)
+        limiter.update(apps: apps)
     }
 
     /// Answers one request; never throws. An error no handler expected is logged with a

@@ -8,7 +8,7 @@ import Synchronization
 /// the app as a whole and one for each of its keys. A request takes a token from both; when
 /// either is empty it is refused with 429 and the seconds until a token is back in
 /// `Retry-After`. Buckets live in this process: with several gateways each applies the
-/// limits on its own.
+/// limits on its own. A reloaded apps file replaces the limits; the buckets go on.
 public final class RateLimiter: Sendable {
     /// Seconds since some fixed instant; injected so tests control time.
     public typealias Now = @Sendable () -> Double
@@ -18,18 +18,23 @@ public final class RateLimiter: Sendable {
         var updated: Double
     }
 
-    private let limits: [String: AppConfiguration.RateLimits]
+    private let limits: Mutex<[String: AppConfiguration.RateLimits]>
     private let now: Now
     private let buckets = Mutex<[String: Bucket]>([:])
 
     public init(apps: AppsConfiguration, now: @escaping Now = RateLimiter.monotonicSeconds) {
-        limits = apps.apps.mapValues(\.rateLimits)
+        limits = Mutex(apps.apps.mapValues(\.rateLimits))
         self.now = now
+    }
+
+    /// The limits of a reloaded apps file.
+    public func update(apps: AppsConfiguration) {
+        limits.withLock { $0 = apps.apps.mapValues(\.rateLimits) }
     }
 
     /// Takes a token for a request of `app` with key `keyId`, or throws 429.
     public func admit(app: String, keyId: String) throws(GatewayError) {
-        guard let limits = limits[app], limits.app != nil || limits.key != nil else { return }
+        guard let limits = limits.withLock({ $0[app] }), limits.app != nil || limits.key != nil else { return }
         let at = now()
         let wait: Double? = buckets.withLock { buckets in
             // Both buckets must hold a token before either gives one.

@@ -15,7 +15,12 @@ public enum GatewayService {
             let gateway = Gateway(
                 apps: herald.apps, providers: herald.providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
                 rpc: rpc, logger: runtime.logger)
-            var parts = ServiceParts(clients: [rpc, gateway.deadlines], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
+            // Keys, apps and rate limits follow the apps file without a restart.
+            let reloader = AppsReloader(
+                path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger
+            ) { try gateway.reload($0.apps) }
+            var parts = ServiceParts(
+                clients: [rpc, gateway.deadlines], services: [reloader], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
             let settings = try ConsoleConfiguration(service: runtime.environment)
             if settings.enabled {
                 let console = Console(gateway: gateway, configuration: settings, readiness: runtime.readiness, logger: runtime.logger)

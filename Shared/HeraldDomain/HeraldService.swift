@@ -18,6 +18,8 @@ public enum HeraldService {
 
     /// The whole life of a Herald executable (`ServiceRuntime.main`): `setUp` gets the runtime
     /// and the apps configuration; an apps file that does not hold exits 2 naming the setting.
+    /// A service that applies a changed apps file puts its own `AppsReloader` in its parts;
+    /// every other one gets one that says a restart is needed.
     public static func main(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true, providers: ProviderRegistry,
         setUp: @escaping (ServiceRuntime, HeraldConfiguration) async throws -> ServiceParts
@@ -28,7 +30,12 @@ public enum HeraldService {
         ) { runtime in
             let configuration = try HeraldConfiguration(environment: runtime.environment, providers: providers)
             runtime.logger.info("apps", metadata: ["apps": "\(configuration.apps.apps.keys.sorted().joined(separator: ","))"])
-            return try await setUp(runtime, configuration)
+            var parts = try await setUp(runtime, configuration)
+            if !parts.services.contains(where: { $0 is AppsReloader }) {
+                parts.services.append(AppsReloader(
+                    path: runtime.environment.configPath, providers: providers, service: name, logger: runtime.logger, apply: nil))
+            }
+            return parts
         }
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The apps file changed under running services: the gateway takes new keys and drops
+/// removed ones without a restart, keeps its configuration when the new file is broken, and
+/// no service is ended by `SIGHUP`.
+extension ServiceProcesses {
+    @Suite("The apps file read again without a restart")
+    struct AppsReloadTests {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-reload-\(UUID().uuidString)")
+        let app = "reload-\(UUID().uuidString.prefix(6).lowercased())"
+        var file: URL { directory.appendingPathComponent("herald.yaml") }
+
+        func write(keys: [String: String]) throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let lines = keys.sorted { $0.key < $1.key }.map { "      - { id: \($0.key), \($0.value) }" }
+            try Data("apps:\n  \(app):\n    apiKeys:\n\(lines.joined(separator: "\n"))\n".utf8).write(to: file, options: .atomic)
+        }
+
+        /// The status of an authorized but empty event post: 400 once the key is taken (the
+        /// body is checked after the key), 401 while it is unknown. Nothing is published.
+        func status(_ port: Int, key: String) async -> Int {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/apps/\(app)/events")!)
+            request.httpMethod = "POST"
+            request.timeoutInterval = 5
+            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("{}".utf8)
+            guard let (_, response) = try? await URLSession.shared.data(for: request) else { return 0 }
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+
+        @Test("the gateway takes an added key and refuses a removed one within seconds, and keeps its keys when the new file is broken")
+        func gatewayFollowsTheFile() async throws {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (first, second, third) = ("key-a-\(UUID())", "key-b-\(UUID())", "key-c-\(UUID())")
+            try write(keys: ["a": "sha256: \(HeraldStack.sha256Hex(first))"])
+            let gateway = try ServiceProcess("herald-gateway", environment: ["HERALD_CONFIG": file.path])
+            defer { gateway.discard() }
+            try await gateway.waitUntilReady()
+            #expect(await status(gateway.port, key: first) == 400)
+            #expect(await status(gateway.port, key: second) == 401)
+
+            // The file rewritten, no signal: the change is seen by itself.
+            try write(keys: ["b": "sha256: \(HeraldStack.sha256Hex(second))"])
+            try await eventually(timeout: .seconds(10), "the added key taken") { await status(gateway.port, key: second) == 400 }
+            #expect(await status(gateway.port, key: first) == 401, "the removed key refused")
+
+            // A broken file is refused, logged, and changes nothing.
+            try Data("apps:\n  \(app):\n    apiKeys: [ {".utf8).write(to: file, options: .atomic)
+            try await eventually(timeout: .seconds(10), "the broken file refused") {
+                gateway.logText().contains("apps file refused; the previous configuration stays")
+            }
+            #expect(await status(gateway.port, key: second) == 400, "the previous keys stay")
+
+            // A key kept in a file of its own: changing that file alone changes nothing until SIGHUP.
+            let keyFile = directory.appendingPathComponent("key-c")
+            try Data("\(first)\n".utf8).write(to: keyFile)
+            try write(keys: ["c": "file: \(keyFile.path)"])
+            try await eventually(timeout: .seconds(10), "the key file's key taken") { await status(gateway.port, key: first) == 400 }
+            try Data("\(third)\n".utf8).write(to: keyFile, options: .atomic)
+            kill(gateway.process.processIdentifier, SIGHUP)
+            try await eventually(timeout: .seconds(10), "the key file read again on SIGHUP") { await status(gateway.port, key: third) == 400 }
+            #expect(await status(gateway.port, key: first) == 401)
+            #expect(gateway.process.isRunning)
+            try await gateway.terminate()
+            #expect(gateway.process.terminationStatus == 0)
+        }
+
+        @Test("a service that reads the apps file only at start lives through SIGHUP and says a restart is needed")
+        func otherServicesSurviveSIGHUP() async throws {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try write(keys: ["a": "sha256: \(HeraldStack.sha256Hex("k"))"])
+            let service = try ServiceProcess("herald-encryption", environment: ["HERALD_CONFIG": file.path])
+            defer { service.discard() }
+            try await service.waitUntilReady()
+            kill(service.process.processIdentifier, SIGHUP)
+            try await eventually(timeout: .seconds(10), "the notice logged") {
+                service.logText().contains("restart it to apply the change")
+            }
+            #expect(service.process.isRunning)
+            try await service.waitUntilReady()
+            try await service.terminate()
+            #expect(service.process.terminationStatus == 0)
+        }
+    }
+}
