@@ -306,7 +306,10 @@ let package = Package(
         ),
         .target(
             name: "HeraldControl",
-            dependencies: ["HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport"],
+            dependencies: [
+                "HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tools/HeraldControl"
         ),
         .target(

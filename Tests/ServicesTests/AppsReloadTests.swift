@@ -72,6 +72,35 @@ extension ServiceProcesses {
             #expect(gateway.process.terminationStatus == 0)
         }
 
+        @Test("heraldctl keys new prints a fresh key and the line with its SHA-256, which the running gateway takes")
+        func heraldctlPrintsAKeyTheGatewayTakes() async throws {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let heraldctl = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
+            func newKey() async throws -> [String: Any] {
+                let (status, output) = try await runCommand(heraldctl, ["keys", "new", "--id", "ci", "--scopes", "events,devices", "--json"])
+                #expect(status == 0, "\(output)")
+                return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+            }
+            let printed = try await newKey()
+            let key = try #require(printed["key"] as? String)
+            #expect(key.hasPrefix("hk_") && key.count == 46, "32 random bytes as base64url: \(key)")
+            #expect(printed["sha256"] as? String == HeraldStack.sha256Hex(key))
+            #expect(printed["line"] as? String == "- { id: ci, sha256: \(HeraldStack.sha256Hex(key)), scopes: [events, devices] }")
+            #expect(try await newKey()["key"] as? String != key, "each key is new")
+            let (refused, message) = try await runCommand(heraldctl, ["keys", "new", "--id", "ci", "--scopes", "everything"])
+            #expect(refused == 65 && message.contains("scope everything"), "\(refused): \(message)")
+
+            try write(keys: ["old": "sha256: \(HeraldStack.sha256Hex("old"))"])
+            let gateway = try ServiceProcess("herald-gateway", environment: ["HERALD_CONFIG": file.path])
+            defer { gateway.discard() }
+            try await gateway.waitUntilReady()
+            #expect(await status(gateway.port, key: key) == 401)
+            let line = try #require(printed["line"] as? String)
+            try Data("apps:\n  \(app):\n    apiKeys:\n      \(line)\n".utf8).write(to: file, options: .atomic)
+            try await eventually(timeout: .seconds(10), "the printed key taken") { await status(gateway.port, key: key) == 400 }
+            try await gateway.terminate()
+        }
+
         @Test("a service that reads the apps file only at start lives through SIGHUP and says a restart is needed")
         func otherServicesSurviveSIGHUP() async throws {
             defer { try? FileManager.default.removeItem(at: directory) }
