@@ -95,7 +95,7 @@ public struct Gateway: Sendable {
     var keys: APIKeys { current.keys }
     /// The providers served: the platforms a device may register with.
     let providers: ProviderRegistry
-    let limiter: RateLimiter
+    public let limiter: RateLimiter
     let publisher: Publisher
     /// Events of concurrent requests travel to the broker together.
     let events: PackingPublisher

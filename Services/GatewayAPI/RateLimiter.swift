@@ -7,8 +7,9 @@ import Synchronization
 /// The gateway's rate limits (`rateLimits` of each app in the apps file): a token bucket for
 /// the app as a whole and one for each of its keys. A request takes a token from both; when
 /// either is empty it is refused with 429 and the seconds until a token is back in
-/// `Retry-After`. Buckets live in this process: with several gateways each applies the
-/// limits on its own. A reloaded apps file replaces the limits; the buckets go on.
+/// `Retry-After`. Buckets live in this process; with several gateways each takes an equal
+/// share of every limit (`share(among:)`, told by `GatewayPeers`), so together they hold
+/// the app to it. A reloaded apps file replaces the limits; the buckets go on.
 public final class RateLimiter: Sendable {
     /// Seconds since some fixed instant; injected so tests control time.
     public typealias Now = @Sendable () -> Double
@@ -22,6 +23,9 @@ public final class RateLimiter: Sendable {
     private let now: Now
     private let buckets = Mutex<[String: Bucket]>([:])
 
+    /// How many gateways share the limits (this one included).
+    private let replicas = Mutex(1)
+
     public init(apps: AppsConfiguration, now: @escaping Now = RateLimiter.monotonicSeconds) {
         limits = Mutex(apps.apps.mapValues(\.rateLimits))
         self.now = now
@@ -32,15 +36,23 @@ public final class RateLimiter: Sendable {
         limits.withLock { $0 = apps.apps.mapValues(\.rateLimits) }
     }
 
+    /// Takes `1/count` of every limit from now on: `count` gateways serve the apps. The burst
+    /// share is at least one request, so a limit never refuses everything.
+    public func share(among count: Int) {
+        replicas.withLock { $0 = max(1, count) }
+    }
+
     /// Takes a token for a request of `app` with key `keyId`, or throws 429.
     public func admit(app: String, keyId: String) throws(GatewayError) {
         guard let limits = limits.withLock({ $0[app] }), limits.app != nil || limits.key != nil else { return }
+        let share = Double(replicas.withLock { $0 })
         let at = now()
         let wait: Double? = buckets.withLock { buckets in
             // Both buckets must hold a token before either gives one.
             var refilled: [(name: String, bucket: Bucket, limit: AppConfiguration.RateLimit)] = []
-            for (name, limit) in [("app:\(app)", limits.app), ("key:\(app)/\(keyId)", limits.key)] {
-                guard let limit else { continue }
+            for (name, whole) in [("app:\(app)", limits.app), ("key:\(app)/\(keyId)", limits.key)] {
+                guard let whole else { continue }
+                let limit = AppConfiguration.RateLimit(perSecond: whole.perSecond / share, burst: max(1, Int((Double(whole.burst) / share).rounded())))
                 var bucket = buckets[name] ?? Bucket(tokens: Double(limit.burst), updated: at)
                 bucket.tokens = min(Double(limit.burst), bucket.tokens + max(0, at - bucket.updated) * limit.perSecond)
                 bucket.updated = at

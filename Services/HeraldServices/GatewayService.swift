@@ -19,8 +19,10 @@ public enum GatewayService {
             let reloader = AppsReloader(
                 path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger
             ) { try gateway.reload($0.apps) }
+            // Replicas of the gateway hold each app to one rate limit together.
+            let peers = GatewayPeers(limiter: gateway.limiter, runtime: runtime)
             var parts = ServiceParts(
-                clients: [rpc, gateway.deadlines], services: [reloader], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
+                clients: [rpc, gateway.deadlines], services: [reloader, peers], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
             let settings = try ConsoleConfiguration(service: runtime.environment)
             if settings.enabled {
                 let console = Console(gateway: gateway, configuration: settings, readiness: runtime.readiness, logger: runtime.logger)

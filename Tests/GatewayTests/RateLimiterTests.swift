@@ -57,6 +57,24 @@ struct RateLimiterTests {
         #expect(Self.refused(limiter, "demo", "b") == nil, "the app's second token is still there")
     }
 
+    @Test func eachOfSeveralGatewaysTakesItsShareOfTheLimitAndAtLeastOneRequestOfTheBurst() {
+        let clock = FakeClock()
+        let limiter = Self.limiter(app: .init(perSecond: 4, burst: 4), clock: clock)
+        limiter.share(among: 2)
+        for _ in 0..<2 { #expect(Self.refused(limiter, "demo", "a") == nil) }
+        #expect(Self.refused(limiter, "demo", "a")?.retryAfter == 1, "half the burst, then half the rate: 2 a second")
+        clock.advance(1)
+        for _ in 0..<2 { #expect(Self.refused(limiter, "demo", "a") == nil) }
+        #expect(Self.refused(limiter, "demo", "a")?.status == 429)
+        limiter.share(among: 8)
+        clock.advance(2)
+        #expect(Self.refused(limiter, "demo", "a") == nil, "a burst share under one request is one")
+        #expect(Self.refused(limiter, "demo", "a")?.status == 429)
+        limiter.share(among: 1)
+        clock.advance(1)
+        for _ in 0..<4 { #expect(Self.refused(limiter, "demo", "a") == nil, "alone again: the whole limit") }
+    }
+
     @Test func anAppWithoutLimitsIsNeverRefused() {
         let limiter = Self.limiter(clock: FakeClock())
         for _ in 0..<10_000 { #expect(Self.refused(limiter, "free", "k") == nil) }
