@@ -7,7 +7,11 @@
 #   grafana-admin-password  the password of Grafana's admin user
 #   postgres-password    the PostgreSQL user herald's password (the scale profile)
 # and RabbitMQ's configuration: single/ for one node, cluster/ for the scale profile's three,
-# the plugins and the Erlang cookie the cluster's nodes share.
+# the plugins and the Erlang cookie the cluster's nodes share; and, for the scale profile's
+# TLS, a CA of the stack's own (its key in tls-ca/, root's only) with:
+#   tls/ca.pem                       the CA's certificate, which the services trust
+#   tls/postgres.pem, .key           PostgreSQL's certificate for the host name postgres
+#   (rabbitmq-config) tls/server.*   the RabbitMQ nodes' certificate for rabbitmq, rabbitmq-2, rabbitmq-3
 # Nothing is printed: read a key with
 #   docker compose exec herald-gateway cat /etc/herald/secrets/demo-api-key
 #
@@ -43,6 +47,27 @@ printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "
 cp "$broker/single/20-herald.conf" "$broker/cluster/20-herald.conf"
 printf 'cluster_formation.peer_discovery_backend = classic_config\ncluster_formation.classic_config.nodes.1 = rabbit@rabbitmq\ncluster_formation.classic_config.nodes.2 = rabbit@rabbitmq-2\ncluster_formation.classic_config.nodes.3 = rabbit@rabbitmq-3\n' > "$broker/cluster/30-cluster.conf"
 [ -s "$broker/erlang-cookie" ] || random_hex > "$broker/erlang-cookie"
+# TLS for the scale profile: one CA, a certificate for the broker's three nodes, one for
+# PostgreSQL (EC P-256, ten years; made once, like everything here).
+if [ ! -s "$secrets/tls/ca.pem" ]; then
+    mkdir -p "$secrets/tls-ca" "$secrets/tls" "$broker/tls"
+    key="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+    openssl req -x509 $key -keyout "$secrets/tls-ca/ca.key" -out "$secrets/tls/ca.pem.new" -days 3650 -subj "/CN=Herald compose CA" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+    issue() { # key-file certificate-file subject names
+        openssl req -new $key -keyout "$1" -out "$1.csr" -subj "$3" 2>/dev/null
+        printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$4" > "$1.ext"
+        openssl x509 -req -in "$1.csr" -CA "$secrets/tls/ca.pem.new" -CAkey "$secrets/tls-ca/ca.key" -CAcreateserial \
+            -CAserial "$secrets/tls-ca/ca.srl" -days 3650 -out "$2" -extfile "$1.ext" 2>/dev/null
+        rm -f "$1.csr" "$1.ext"
+    }
+    issue "$broker/tls/server.key" "$broker/tls/server.pem" "/CN=rabbitmq" "DNS:rabbitmq,DNS:rabbitmq-2,DNS:rabbitmq-3"
+    issue "$secrets/tls/postgres.key" "$secrets/tls/postgres.pem" "/CN=postgres" "DNS:postgres"
+    cp "$secrets/tls/ca.pem.new" "$broker/tls/ca.pem"
+    mv "$secrets/tls/ca.pem.new" "$secrets/tls/ca.pem"
+fi
+printf 'listeners.tcp = none\nlisteners.ssl.default = 5671\nssl_options.cacertfile = /etc/rabbitmq/herald.d/tls/ca.pem\nssl_options.certfile = /etc/rabbitmq/herald.d/tls/server.pem\nssl_options.keyfile = /etc/rabbitmq/herald.d/tls/server.key\nssl_options.verify = verify_none\nssl_options.versions.1 = tlsv1.3\nssl_options.versions.2 = tlsv1.2\n' > "$broker/cluster/40-tls.conf"
+
 # Its plugins: the management UI and API (heraldctl queues) and the Prometheus endpoint.
 printf '[rabbitmq_management,rabbitmq_prometheus].\n' > "$broker/enabled_plugins"
 # The services run as their own users: they may read, nobody may write.
@@ -50,4 +75,11 @@ chmod 0444 "$secrets"/amqp-password "$secrets"/demo-api-key "$secrets"/demo-chat
     "$secrets"/postgres-password "$broker"/single/20-herald.conf "$broker"/cluster/*.conf "$broker/enabled_plugins"
 # Read by root, which installs it as the node's cookie.
 chmod 0400 "$broker/erlang-cookie"
+# Certificates for all to read; the broker's key for the node's user (the same image runs
+# this), PostgreSQL's for root, which installs it for its server; the CA's key for nobody else.
+chmod 0755 "$secrets/tls" "$broker/tls"
+chmod 0444 "$secrets/tls"/*.pem "$broker/tls"/*.pem
+chmod 0400 "$secrets/tls/postgres.key" "$broker/tls/server.key"
+chown rabbitmq "$broker/tls/server.key"
+chmod 0700 "$secrets/tls-ca"
 echo "make-secrets: the stack's secrets are in place"
