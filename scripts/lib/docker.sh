@@ -69,16 +69,18 @@ swift_builder_image() {
 
 # standin_images: the base (also as the Dockerfile's runtime image, debian:bookworm-slim),
 # the Swift builder, and every stand-in of deploy/standins, tagged as compose.yaml and the
-# Dockerfile name the official images, unless the engine has them already.
+# Dockerfile name the official images, unless the engine has them already as deploy/standins
+# now makes them (each carries the digest of the folder's files as a label).
 standin_images() {
     base_image herald-base:bookworm
     docker image inspect debian:bookworm-slim >/dev/null 2>&1 || docker tag herald-base:bookworm debian:bookworm-slim
     swift_builder_image swift:6.3-bookworm
-    local file tag
+    local file tag digest
+    digest="$(cat deploy/standins/* | sha256sum | cut -c1-16)"
     for file in deploy/standins/*.Dockerfile; do
         tag="$(sed -n 's/^# tag: //p' "$file")"
-        docker image inspect "$tag" >/dev/null 2>&1 && continue
+        [ "$(docker image inspect -f '{{index .Config.Labels "herald.standins"}}' "$tag" 2>/dev/null)" = "$digest" ] && continue
         log "building the stand-in $tag ($file)"
-        docker build -q -t "$tag" -f "$file" deploy/standins >/dev/null
+        docker build -q --label "herald.standins=$digest" -t "$tag" -f "$file" deploy/standins >/dev/null
     done
 }
