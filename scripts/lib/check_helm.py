@@ -69,6 +69,12 @@ def check(objects: list[dict], values: dict, label: str) -> None:
         environment = {e["name"]: e.get("value") for e in container["env"]}
         if "HERALD_AMQP_PASSWORD_FILE" not in environment or ":" in environment["HERALD_AMQP_URL"].split("@")[0].split("//")[1]:
             problem(f"{label}: {name} must read the broker password from a file, not the URL")
+        # TLS: an amqps:// broker or a database with a CA Secret gets that CA mounted and named.
+        mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+        for setting, values_key, folder in (("HERALD_AMQP_CA_FILE", "amqp", "/etc/herald/amqp-ca"), ("HERALD_DATABASE_CA_FILE", "database", "/etc/herald/database-ca")):
+            wanted = bool(merged[values_key]["caSecret"]["name"]) and (values_key == "amqp" or "HERALD_DATABASE_URL" in environment)
+            if wanted != (environment.get(setting) == f"{folder}/ca.pem") or wanted != (folder in mounts and mounts[folder] in secret_volumes):
+                problem(f"{label}: {name}: {setting} and its Secret at {folder} go together, exactly when {values_key}.caSecret names one")
         autoscaled = name in DISPATCHERS and merged["services"][name]["autoscaling"]["enabled"]
         if autoscaled == ("replicas" in deployment["spec"]):
             problem(f"{label}: {name}: replicas must be left to the HPA exactly when it is autoscaled")
