@@ -385,6 +385,107 @@ def run_scenario(args, scenario, base, run):
     }
 
 
+# The soak's faults, one every FAULT_EVERY seconds in this order (then again from the first):
+# a kill -9 of each service, a broker restart, a provider outage and throttling, a full disk.
+SOAK_FAULTS = ["kill-gateway", "broker-restart", "kill-registration", "provider-outage", "kill-preferences", "kill-encryption",
+               "disk-full", "kill-fcm", "provider-429", "kill-hms", "kill-apns", "kill-webhook"]
+
+
+def run_soak(args, base, run):
+    """RATE events/s for SOAK seconds, a quarter each to FCM, Push Kit, APNs and webhook
+    devices, with a fault every FAULT_EVERY seconds (SOAK_FAULTS in turn, the first half an
+    interval in); each process's resident memory and the deliveries so far every minute.
+    Then it waits for every accepted event to arrive, and reports accepted, lost, pushed
+    twice, the longest wait, and each process's memory growth after its first ten minutes
+    (or after its restart, for a process a fault restarted later)."""
+    loads = [LOADS[name] for name in ("fcm", "hms", "apns", "webhook")]
+    dead_before = dead_letters(args)
+    started = time.time()
+    faults, memory, stop = [], [], threading.Event()
+
+    def inject():
+        index = 0
+        while True:
+            at = args.fault_every / 2 + index * args.fault_every
+            if at + 60 > args.soak or stop.wait(max(0, started + at - time.time())):
+                return
+            scenario = SCENARIOS[SOAK_FAULTS[index % len(SOAK_FAULTS)]]
+            reason = scenario.available() if hasattr(scenario, "available") else None
+            record = {"fault": scenario.name, "fromSecond": round(time.time() - started, 1)}
+            if reason:
+                record["skipped"] = reason
+            else:
+                seconds = getattr(scenario, "seconds", args.fault_seconds)
+                scenario.start(seconds)
+                time.sleep(seconds)
+                scenario.end()
+                record["toSecond"] = round(time.time() - started, 1)
+            faults.append(record)
+            pipeline.log(f"soak: {record}")
+            index += 1
+
+    def sample():
+        while True:
+            try:
+                sizes = {name: round(size, 1) for name, size in pipeline.Processes(args.run_dir).rss_mib().items()}
+                delivered = int(pipeline.sandbox_delivered())
+            except Exception as error:  # a process between its kill and its restart
+                sizes, delivered = {"error": str(error)}, None
+            memory.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes})
+            if stop.wait(60):
+                return
+
+    ids, _ = pipeline.AUDIENCES["solo"]
+    answers = {}
+
+    def drive(load):
+        answers[load.platform] = pipeline.wrk(load.api_key(args), f"{run}-{load.platform}", f"{base}-{load.audience}-", ids,
+                                              args.soak, 32, args.rate / len(loads), app=load.app)
+
+    threads = [threading.Thread(target=inject, daemon=True), threading.Thread(target=sample, daemon=True)]
+    threads += [threading.Thread(target=drive, args=(load,)) for load in loads]
+    for thread in threads:
+        thread.start()
+    for thread in threads[2:]:
+        thread.join()
+    stop.set()
+    threads[0].join()
+    threads[1].join()
+    accepted_by_load = {platform: int(answer["requests"] - answer["non2xx"]) for platform, answer in answers.items()}
+    accepted = sum(accepted_by_load.values())
+    deadline = time.time() + args.drain_timeout
+    while True:
+        receipts_by_load = {load.platform: receipts_of(load, run) for load in loads}
+        delivered = sum(len(by_event) for by_event in receipts_by_load.values())
+        if delivered >= accepted or time.time() > deadline:
+            break
+        time.sleep(5)
+    receipts = {event: times for by_event in receipts_by_load.values() for event, times in by_event.items()}
+    # Growth after the first ten minutes, or after the process's last restart (its pid changed).
+    growth = {}
+    for name in sorted({name for sample in memory for name in sample["residentMiB"] if name != "error"}):
+        points = [(sample["t"], sample["residentMiB"][name]) for sample in memory if name in sample["residentMiB"]]
+        restarts = [record["toSecond"] for record in faults if "toSecond" in record and (
+            record["fault"] == f"kill-{name.removeprefix('herald-')}" or (name == "rabbitmq" and record["fault"] == "broker-restart"))]
+        settled = max([600.0] + [t + 600 for t in restarts])
+        later = [p for p in points if p[0] >= settled]
+        if len(later) >= 2:
+            growth[name] = {"fromSecond": later[0][0], "fromMiB": later[0][1], "toMiB": later[-1][1],
+                            "growthMiB": round(later[-1][1] - later[0][1], 1), "maxMiB": max(p[1] for p in points)}
+    return {
+        "scenario": "soak", "run": run, "rate": args.rate, "seconds": args.soak, "faultEvery": args.fault_every,
+        "loads": {f"{load.platform} ({load.app})": {"accepted": accepted_by_load[load.platform],
+                                                   "delivered": len(receipts_by_load[load.platform]),
+                                                   "duplicates": sum(len(times) - 1 for times in receipts_by_load[load.platform].values())}
+                  for load in loads},
+        "accepted": accepted, "delivered": len(receipts), "lost": max(0, accepted - len(receipts)),
+        "duplicates": sum(len(times) - 1 for times in receipts.values()),
+        "longestWaitSeconds": round(max((min(times) - int(event.split("-")[-2]) for event, times in receipts.items()), default=0) / 1000, 1),
+        "deadLettered": dead_letters(args) - dead_before,
+        "faults": faults, "memory": memory, "memoryGrowthAfterTenMinutes": growth,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--run-dir", required=True)
@@ -400,6 +501,8 @@ def main():
     parser.add_argument("--fault-seconds", type=int, default=30)
     parser.add_argument("--drain-timeout", type=int, default=600)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--soak", type=int, default=0, help="seconds of the soak run (instead of the scenarios)")
+    parser.add_argument("--fault-every", type=int, default=300)
     args = parser.parse_args()
 
     global RUN_DIR, DATA_DIR
@@ -411,12 +514,23 @@ def main():
         parser.error(f"unknown scenarios {', '.join(unknown)}; known: memory, {', '.join(SCENARIOS)}")
     run = f"r{int(time.time()) % 100000000:08d}"
     pipeline.register_devices(args.api_key, run, {"solo": pipeline.AUDIENCES["solo"], "group": pipeline.AUDIENCES["group"]})
-    for load in {LOADS[load] for name in names if name in SCENARIOS for load in getattr(SCENARIOS[name], "loads", [])}:
-        if load.platform != "fcm":
-            load.register(args, run)
+    platforms = {"hms", "apns", "webhook"} if args.soak else {load for name in names if name in SCENARIOS for load in getattr(SCENARIOS[name], "loads", [])}
+    for load in platforms:
+        if load != "fcm":
+            LOADS[load].register(args, run)
     results = []
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "commit": commit, "scenarios": results}
+    if args.soak:
+        result = run_soak(args, run, f"{run}soak")
+        result["commit"] = commit
+        results.append(result)
+        pipeline.log(f"soak: {args.soak} s at {args.rate} events/s, {len(result['faults'])} faults: accepted {result['accepted']}, "
+                     f"delivered {result['delivered']}, lost {result['lost']}, duplicates {result['duplicates']}, "
+                     f"longest wait {result['longestWaitSeconds']} s, dead-lettered {result['deadLettered']}")
+        with open(args.output, "w") as out:
+            json.dump(document, out, indent=1)
+        return
     for index, name in enumerate(names):
         waited = wait_until_idle(args)
         if waited > 2:

@@ -21,7 +21,26 @@ for result in document["scenarios"]:
     name = result["scenario"]
     if "skipped" in result:
         continue
-    if name == "memory":
+    if name == "soak":
+        figure, (resident, rate) = plt.subplots(1, 2, figsize=(13, 4))
+        series = [sample for sample in result["memory"] if "error" not in sample["residentMiB"]]
+        for process in sorted({p for sample in series for p in sample["residentMiB"]}):
+            points = [(sample["t"] / 60, sample["residentMiB"][process]) for sample in series if process in sample["residentMiB"]]
+            resident.plot([p[0] for p in points], [p[1] for p in points], label=process)
+        resident.set_ylabel("resident MiB")
+        resident.legend(fontsize=7, ncol=3)
+        resident.set_title(f"soak: resident memory each minute ({result['rate']} events/s, a fault every {result['faultEvery']} s)", fontsize=9)
+        counted = [sample for sample in result["memory"] if sample.get("delivered") is not None]
+        per_minute = [(b["t"] / 60, (b["delivered"] - a["delivered"]) / max(1, b["t"] - a["t"])) for a, b in zip(counted, counted[1:])]
+        rate.plot([p[0] for p in per_minute], [p[1] for p in per_minute], color="tab:green")
+        rate.set_title(f"soak: pushes/s at the sandbox (accepted {result['accepted']:,}, lost {result['lost']}, "
+                       f"pushed twice {result['duplicates']})", fontsize=9)
+        for axis in (resident, rate):
+            for fault in result["faults"]:
+                axis.axvline(fault["fromSecond"] / 60, color="tab:red", alpha=0.3)
+            axis.set_xlabel("minutes (a red line: a fault)")
+            axis.set_ylim(bottom=0)
+    elif name == "memory":
         figure, axis = plt.subplots(figsize=(10, 4))
         series = result["series"]
         for process in sorted(series[-1]["residentMiB"]):

@@ -25,35 +25,24 @@ public struct GatewayPeers: Service {
     let limiter: RateLimiter
     let runtime: ServiceRuntime
     let interval: Duration
-    let queue: QueueSpec
 
     public init(limiter: RateLimiter, runtime: ServiceRuntime, interval: Duration = .seconds(1)) {
         self.limiter = limiter
         self.runtime = runtime
         self.interval = interval
-        queue = QueueSpec("gateway.peers.\(id)", kind: .classic, durable: false, exclusive: true, autoDelete: true)
     }
 
-    /// Publishes this replica's announcement (best effort: a missed one is repeated next interval).
+    /// Publishes this replica's announcement, gone after three intervals (best effort: a
+    /// missed one is repeated next interval).
     func announce(leaving: Bool = false) async {
-        guard let publisher = runtime.publisher, let body = try? JSONEncoder().encode(Announcement(id: id, leaving: leaving)) else { return }
-        let milliseconds = interval.components.seconds * 3000 + interval.components.attoseconds / 333_333_333_333_333
-        let message = OutgoingMessage(
-            exchange: HeraldTopology.Exchange.control.name, routingKey: Self.routingKey, body: body,
-            properties: MessageProperties(
-                contentType: "application/json", type: "herald.gateway-alive.v1", expiration: String(max(1, milliseconds)), persistent: false))
-        do {
-            try await publisher.publish(message)
-        } catch {
+        if let error = await ControlNews.publish(
+            Announcement(id: id, leaving: leaving), routingKey: Self.routingKey, type: "herald.gateway-alive.v1", expiration: interval * 3, runtime: runtime) {
             runtime.logger.debug("could not announce this gateway", metadata: ["error": "\(error)"])
         }
     }
 
     public func run() async throws {
-        var configuration = runtime.connection("gateway-peers")
-        configuration.topology = configuration.topology.merged(with: AMQPTopology(
-            queues: [queue], bindings: [BindingSpec(exchange: HeraldTopology.Exchange.control.name, queue: queue.name, routingKey: Self.routingKey)]))
-        let consumer = Consumer(configuration: configuration, queue: queue.name, prefetch: 64, exclusive: true)
+        let consumer = ControlNews.consumer(prefix: "gateway.peers", routingKey: Self.routingKey, connection: "gateway-peers", runtime: runtime, prefetch: 64)
         let members = PeerTable(own: id, limiter: limiter, expiry: interval * 3)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in

@@ -18,35 +18,24 @@ public struct PreferenceChanges: Service {
     let store: PreferenceStore
     let runtime: ServiceRuntime
     let reloadInterval: Duration
-    /// This replica's queue.
-    let queue: QueueSpec
 
     public init(store: PreferenceStore, runtime: ServiceRuntime, reloadInterval: Duration = .seconds(300)) {
         self.store = store
         self.runtime = runtime
         self.reloadInterval = reloadInterval
-        queue = QueueSpec("preferences.changes.\(UUID().uuidString.lowercased())", kind: .classic, durable: false, exclusive: true, autoDelete: true)
     }
 
     /// Tells the other replicas that `key` changed (best effort: a replica that misses it
     /// catches up at its next full reload).
     public static func announce(_ key: PreferenceEntry.Key, runtime: ServiceRuntime) async {
-        guard let publisher = runtime.publisher, let body = try? JSONEncoder().encode(key) else { return }
-        let message = OutgoingMessage(
-            exchange: HeraldTopology.Exchange.control.name, routingKey: routingKey, body: body,
-            properties: MessageProperties(contentType: "application/json", type: "herald.preferences-changed.v1", timestamp: Date(), persistent: false))
-        do {
-            try await publisher.publish(message)
-        } catch {
+        if let error = await ControlNews.publish(key, routingKey: routingKey, type: "herald.preferences-changed.v1", runtime: runtime) {
             runtime.logger.warning("could not announce a preference change", metadata: ["error": "\(error)"])
         }
     }
 
     public func run() async throws {
-        var configuration = runtime.connection("preference-changes")
-        configuration.topology = configuration.topology.merged(with: AMQPTopology(
-            queues: [queue], bindings: [BindingSpec(exchange: HeraldTopology.Exchange.control.name, queue: queue.name, routingKey: Self.routingKey)]))
-        let consumer = Consumer(configuration: configuration, queue: queue.name, prefetch: 256, exclusive: true)
+        let consumer = ControlNews.consumer(
+            prefix: "preferences.changes", routingKey: Self.routingKey, connection: "preference-changes", runtime: runtime, prefetch: 256)
         let refreshed = Counter(label: "herald_preferences_refreshed_total")
         let store = store
         let logger = runtime.logger

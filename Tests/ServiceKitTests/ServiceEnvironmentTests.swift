@@ -8,6 +8,16 @@ import Testing
 
 @Suite("Reading the service environment")
 struct ServiceEnvironmentTests {
+    /// The configuration error `environment` is refused with, or nil when it is taken.
+    static func error(_ environment: [String: String]) -> ConfigurationError? {
+        do {
+            _ = try ServiceEnvironment(environment, defaultPort: 1)
+            return nil
+        } catch {
+            return error as? ConfigurationError
+        }
+    }
+
     @Test("defaults run everything on one machine")
     func defaults() throws {
         let environment = try ServiceEnvironment([:], defaultPort: 8084)
@@ -109,44 +119,28 @@ struct ServiceEnvironmentTests {
 
     @Test("TLS settings beside an amqp:// broker, an unreadable file or half a client certificate are refused")
     func brokerTLSErrors() throws {
-        func error(_ environment: [String: String]) -> ConfigurationError? {
-            do {
-                _ = try ServiceEnvironment(environment, defaultPort: 1)
-                return nil
-            } catch {
-                return error as? ConfigurationError
-            }
-        }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pem-\(UUID().uuidString).pem")
         try Data("pem".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let inClear = error(["HERALD_AMQP_URL": "amqps://a/,amqp://b/", "HERALD_AMQP_CA_FILE": file.path])
+        let inClear = Self.error(["HERALD_AMQP_URL": "amqps://a/,amqp://b/", "HERALD_AMQP_CA_FILE": file.path])
         #expect(inClear?.setting == "HERALD_AMQP_CA_FILE")
         #expect(inClear?.message.contains("amqp://guest:***@b:5672/, which is in clear: write amqps://") == true, "\(String(describing: inClear))")
-        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CA_FILE": "/nonexistent/ca.pem"])?.message == "cannot read the file /nonexistent/ca.pem")
-        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CERT_FILE": file.path])?.setting == "HERALD_AMQP_CERT_FILE")
-        #expect(error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_VERIFY_HOSTNAME": "maybe"])?.message == "\"maybe\" is not true or false")
+        #expect(Self.error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CA_FILE": "/nonexistent/ca.pem"])?.message == "cannot read the file /nonexistent/ca.pem")
+        #expect(Self.error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_CERT_FILE": file.path])?.setting == "HERALD_AMQP_CERT_FILE")
+        #expect(Self.error(["HERALD_AMQP_URL": "amqps://a/", "HERALD_AMQP_VERIFY_HOSTNAME": "maybe"])?.message == "\"maybe\" is not true or false")
     }
 
     @Test("bad values name the variable and what is wrong")
     func errors() {
-        func error(_ environment: [String: String]) -> ConfigurationError? {
-            do {
-                _ = try ServiceEnvironment(environment, defaultPort: 1)
-                return nil
-            } catch {
-                return error as? ConfigurationError
-            }
-        }
-        #expect(error(["HERALD_HTTP_PORT": "80a"])?.setting == "HERALD_HTTP_PORT")
-        #expect(error(["HERALD_HTTP_PORT": "70000"])?.message == "\"70000\" is not a port number (0-65535)")
-        #expect(error(["HERALD_AMQP_URL": "http://x"])?.message.contains("unsupported scheme \"http\"") == true)
-        #expect(error(["HERALD_LOG_LEVEL": "loud"])?.setting == "HERALD_LOG_LEVEL")
-        #expect(error(["HERALD_SHUTDOWN_TIMEOUT": "-1"])?.setting == "HERALD_SHUTDOWN_TIMEOUT")
-        #expect(error(["HERALD_AMQP_URL": "amqp://a/,http://b"])?.message.contains("http://b") == true, "the bad node is named")
-        #expect(error(["HERALD_AMQP_URL": " , "])?.setting == "HERALD_AMQP_URL")
-        #expect(error(["HERALD_QUORUM_REPLICAS": "0"])?.setting == "HERALD_QUORUM_REPLICAS")
-        #expect(error(["HERALD_AMQP_CONFIRM_TIMEOUT": "0"])?.message == "\"0\" is not a number of seconds from 1 to 3600")
+        #expect(Self.error(["HERALD_HTTP_PORT": "80a"])?.setting == "HERALD_HTTP_PORT")
+        #expect(Self.error(["HERALD_HTTP_PORT": "70000"])?.message == "\"70000\" is not a port number (0-65535)")
+        #expect(Self.error(["HERALD_AMQP_URL": "http://x"])?.message.contains("unsupported scheme \"http\"") == true)
+        #expect(Self.error(["HERALD_LOG_LEVEL": "loud"])?.setting == "HERALD_LOG_LEVEL")
+        #expect(Self.error(["HERALD_SHUTDOWN_TIMEOUT": "-1"])?.setting == "HERALD_SHUTDOWN_TIMEOUT")
+        #expect(Self.error(["HERALD_AMQP_URL": "amqp://a/,http://b"])?.message.contains("http://b") == true, "the bad node is named")
+        #expect(Self.error(["HERALD_AMQP_URL": " , "])?.setting == "HERALD_AMQP_URL")
+        #expect(Self.error(["HERALD_QUORUM_REPLICAS": "0"])?.setting == "HERALD_QUORUM_REPLICAS")
+        #expect(Self.error(["HERALD_AMQP_CONFIRM_TIMEOUT": "0"])?.message == "\"0\" is not a number of seconds from 1 to 3600")
     }
 }
 

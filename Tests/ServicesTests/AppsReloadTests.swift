@@ -2,10 +2,6 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The apps file changed under running services: the gateway takes new keys and drops
 /// removed ones without a restart, keeps its configuration when the new file is broken, and
 /// no service is ended by `SIGHUP`.
@@ -22,17 +18,8 @@ extension ServiceProcesses {
             try Data("apps:\n  \(app):\n    apiKeys:\n\(lines.joined(separator: "\n"))\n".utf8).write(to: file, options: .atomic)
         }
 
-        /// The status of an authorized but empty event post: 400 once the key is taken (the
-        /// body is checked after the key), 401 while it is unknown. Nothing is published.
         func status(_ port: Int, key: String) async -> Int {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/apps/\(app)/events")!)
-            request.httpMethod = "POST"
-            request.timeoutInterval = 5
-            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data("{}".utf8)
-            guard let (_, response) = try? await URLSession.shared.data(for: request) else { return 0 }
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
+            await postEmptyEvent(port: port, app: app, key: key)
         }
 
         @Test("the gateway takes an added key and refuses a removed one within seconds, and keeps its keys when the new file is broken")

@@ -189,6 +189,20 @@ final class ServiceProcess: Sendable {
     }
 }
 
+/// An event post with an empty body to a gateway on localhost, as `key`: 400 once the key
+/// is taken and the rate limit admits it (the body is checked last), 401 for an unknown key,
+/// 429 when the rate limit refuses it; 0 when no answer came. Nothing is ever published.
+func postEmptyEvent(port: Int, app: String, key: String) async -> Int {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/apps/\(app)/events")!)
+    request.httpMethod = "POST"
+    request.timeoutInterval = 5
+    request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data("{}".utf8)
+    guard let (_, response) = try? await URLSession.shared.data(for: request) else { return 0 }
+    return (response as? HTTPURLResponse)?.statusCode ?? 0
+}
+
 /// A GET on localhost; a refused connection counts as "not yet" (status 0).
 func get(port: Int, path: String) async throws -> (status: Int, body: String) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)

@@ -2,10 +2,6 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Two gateway processes on one broker hold an app to its one rate limit together: each
 /// learns of the other on `herald.control` and takes half of it.
 extension ServiceProcesses {
@@ -50,7 +46,7 @@ extension ServiceProcesses {
                     group.addTask {
                         var (n, admitted, refused) = (client, 0, 0)
                         while ContinuousClock.now < end {
-                            let status = await Self.post(port: ports[n % 2], app: app, key: key)
+                            let status = await postEmptyEvent(port: ports[n % 2], app: app, key: key)
                             if status == 400 { admitted += 1 } else if status == 429 { refused += 1 }
                             n += 1
                         }
@@ -66,19 +62,6 @@ extension ServiceProcesses {
 
             try await gateways[1].terminate()
             try await eventually(timeout: .seconds(5), "the remaining gateway to count itself alone") { try await Self.replicas(gateways[0]) == 1 }
-        }
-
-        /// An authorized post with an empty body: 400 once admitted (the body is checked after
-        /// the rate limit), 429 when the limit refuses it. Nothing is published.
-        static func post(port: Int, app: String, key: String) async -> Int {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/apps/\(app)/events")!)
-            request.httpMethod = "POST"
-            request.timeoutInterval = 5
-            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data("{}".utf8)
-            guard let (_, response) = try? await URLSession.shared.data(for: request) else { return 0 }
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
         }
     }
 }

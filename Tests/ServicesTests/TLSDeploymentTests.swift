@@ -70,6 +70,9 @@ extension ServiceProcesses {
                 service.logText().contains("not signed by the CA in HERALD_AMQP_CA_FILE (\(otherCA))")
             }
             #expect(service.process.isRunning, "it keeps trying, as with a broker that is down")
+            try await eventually(timeout: .seconds(30), "its health endpoint to answer") {
+                try await get(port: service.healthPort, path: "/readyz").status != 0
+            }
             #expect(try await get(port: service.healthPort, path: "/readyz").status == 503)
         }
 
