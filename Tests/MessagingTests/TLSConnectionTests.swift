@@ -54,6 +54,8 @@ struct TLSConnectionTests {
         let configuration = Self.configuration("tls-wrong-ca", url: try TestTLS.amqpsURL(caFile: otherCA))
         let publisher = Publisher(configuration: configuration)
         #expect(await publisher.waitUntilConnected(timeout: .seconds(3)) == false)
+        // Under the parallel suite the attempt may come late: wait for it, generously.
+        try await eventually(timeout: .seconds(30), "the refusal recorded") { publisher.lastError != nil }
         let error = try #require(publisher.lastError)
         #expect(error.reason == .connectionFailed)
         #expect(error.message.contains("not signed by the CA in HERALD_AMQP_CA_FILE (\(otherCA))"), "\(error)")
@@ -66,6 +68,8 @@ struct TLSConnectionTests {
         let configuration = Self.configuration("tls-wrong-host", url: try TestTLS.amqpsURL(host: "127.0.0.1"))
         let publisher = Publisher(configuration: configuration)
         #expect(await publisher.waitUntilConnected(timeout: .seconds(3)) == false)
+        // Under the parallel suite the attempt may come late: wait for it, generously.
+        try await eventually(timeout: .seconds(30), "the refusal recorded") { publisher.lastError != nil }
         let error = try #require(publisher.lastError)
         #expect(error.message.contains("does not name the host 127.0.0.1"), "\(error)")
         #expect(try await Self.brokerSide(of: configuration.name) == nil)
@@ -88,6 +92,8 @@ struct TLSConnectionTests {
         let configuration = Self.configuration("tls-plain-port", url: url)
         let publisher = Publisher(configuration: configuration)
         #expect(await publisher.waitUntilConnected(timeout: .seconds(3)) == false)
+        // Under the parallel suite the attempt may come late: wait for it, generously.
+        try await eventually(timeout: .seconds(30), "the refusal recorded") { publisher.lastError != nil }
         let error = try #require(publisher.lastError)
         #expect(error.message.contains("TLS handshake"), "\(error)")
         #expect(try await Self.brokerSide(of: configuration.name) == nil)

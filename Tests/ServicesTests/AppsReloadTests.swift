@@ -35,12 +35,12 @@ extension ServiceProcesses {
 
             // The file rewritten, no signal: the change is seen by itself.
             try write(keys: ["b": "sha256: \(HeraldStack.sha256Hex(second))"])
-            try await eventually(timeout: .seconds(10), "the added key taken") { await status(gateway.port, key: second) == 400 }
+            try await eventually(timeout: .seconds(30), "the added key taken") { await status(gateway.port, key: second) == 400 }
             #expect(await status(gateway.port, key: first) == 401, "the removed key refused")
 
             // A broken file is refused, logged, and changes nothing.
             try Data("apps:\n  \(app):\n    apiKeys: [ {".utf8).write(to: file, options: .atomic)
-            try await eventually(timeout: .seconds(10), "the broken file refused") {
+            try await eventually(timeout: .seconds(30), "the broken file refused") {
                 gateway.logText().contains("apps file refused; the previous configuration stays")
             }
             #expect(await status(gateway.port, key: second) == 400, "the previous keys stay")
@@ -49,10 +49,10 @@ extension ServiceProcesses {
             let keyFile = directory.appendingPathComponent("key-c")
             try Data("\(first)\n".utf8).write(to: keyFile)
             try write(keys: ["c": "file: \(keyFile.path)"])
-            try await eventually(timeout: .seconds(10), "the key file's key taken") { await status(gateway.port, key: first) == 400 }
+            try await eventually(timeout: .seconds(30), "the key file's key taken") { await status(gateway.port, key: first) == 400 }
             try Data("\(third)\n".utf8).write(to: keyFile, options: .atomic)
             kill(gateway.process.processIdentifier, SIGHUP)
-            try await eventually(timeout: .seconds(10), "the key file read again on SIGHUP") { await status(gateway.port, key: third) == 400 }
+            try await eventually(timeout: .seconds(30), "the key file read again on SIGHUP") { await status(gateway.port, key: third) == 400 }
             #expect(await status(gateway.port, key: first) == 401)
             #expect(gateway.process.isRunning)
             try await gateway.terminate()
@@ -84,7 +84,7 @@ extension ServiceProcesses {
             #expect(await status(gateway.port, key: key) == 401)
             let line = try #require(printed["line"] as? String)
             try Data("apps:\n  \(app):\n    apiKeys:\n      \(line)\n".utf8).write(to: file, options: .atomic)
-            try await eventually(timeout: .seconds(10), "the printed key taken") { await status(gateway.port, key: key) == 400 }
+            try await eventually(timeout: .seconds(30), "the printed key taken") { await status(gateway.port, key: key) == 400 }
             try await gateway.terminate()
         }
 
@@ -96,7 +96,7 @@ extension ServiceProcesses {
             defer { service.discard() }
             try await service.waitUntilReady()
             kill(service.process.processIdentifier, SIGHUP)
-            try await eventually(timeout: .seconds(10), "the notice logged") {
+            try await eventually(timeout: .seconds(30), "the notice logged") {
                 service.logText().contains("restart it to apply the change")
             }
             #expect(service.process.isRunning)

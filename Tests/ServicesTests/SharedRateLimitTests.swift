@@ -34,7 +34,7 @@ extension ServiceProcesses {
             defer { gateways.forEach { $0.discard() } }
             for gateway in gateways { try await gateway.waitUntilReady() }
             for gateway in gateways {
-                try await eventually(timeout: .seconds(15), "gateway \(gateway.port) to count two replicas") { try await Self.replicas(gateway) == 2 }
+                try await eventually(timeout: .seconds(30), "gateway \(gateway.port) to count two replicas") { try await Self.replicas(gateway) == 2 }
             }
             // Let the buckets fill to their (shared) burst, then send as fast as eight clients can,
             // alternating between the gateways, as a load balancer would.
@@ -61,7 +61,7 @@ extension ServiceProcesses {
             #expect(Double(taken) >= perSecond * seconds * 0.8, "admitted \(taken): the shares add up to the limit, not less")
 
             try await gateways[1].terminate()
-            try await eventually(timeout: .seconds(5), "the remaining gateway to count itself alone") { try await Self.replicas(gateways[0]) == 1 }
+            try await eventually(timeout: .seconds(30), "the remaining gateway to count itself alone") { try await Self.replicas(gateways[0]) == 1 }
         }
     }
 }
