@@ -10,8 +10,8 @@ import Glibc
 #endif
 
 /// Reads the apps file (`HERALD_CONFIG`) again on `SIGHUP` and whenever its content changes
-/// (checked every `interval`, so a file replaced by any means, a Kubernetes ConfigMap's
-/// swap included, is seen), checks it as at start, and hands it to `apply`. A file that does
+/// (checked every `interval`, so a file edited in place or replaced by a rename is seen),
+/// checks it as at start, and hands it to `apply`. A file that does
 /// not hold, or that `apply` refuses, is logged with its error and changes nothing: the
 /// previous configuration stays. A service that reads the file only at start has no `apply`:
 /// it logs that a restart is needed, and a `SIGHUP` no longer ends it.
