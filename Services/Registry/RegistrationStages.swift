@@ -44,7 +44,7 @@ public enum RegistrationStages {
             var outputs: [[Emission]?] = []
             outputs.reserveCapacity(events.count)
             do {
-                claims = try await settle(claims, keys(events), store: store)
+                try await settle(&claims, keys(events), store: store)
                 let claimed = zip(events, claims).filter { $0.1 == .claimed }.map(\.0)
                 let audiences = try await resolver.recipients(of: claimed)
                 var next = audiences.startIndex
@@ -84,8 +84,8 @@ public enum RegistrationStages {
     /// a repeat until that batch has published: after a lost connection the broker hands the
     /// copy over while the first batch is still in flight, and should that batch fail, the
     /// copy is all that is left of the event. A second copy in this batch goes with the first.
-    static func settle(_ claims: [EventClaim], _ keys: [EventKey], store: any EventClaimStore) async throws -> [EventClaim] {
-        var claims = claims
+    /// `claims` is updated as events are won, so a batch failing meanwhile releases them too.
+    static func settle(_ claims: inout [EventClaim], _ keys: [EventKey], store: any EventClaimStore) async throws {
         let deadline = ContinuousClock.now + heldElsewhereWait
         while case let held = claims.indices.filter({ isHeldOutside(claims, keys, $0) }), !held.isEmpty {
             guard ContinuousClock.now < deadline else {
@@ -94,7 +94,6 @@ public enum RegistrationStages {
             try await Task.sleep(for: .milliseconds(100))
             for (index, claim) in zip(held, try await store.claim(held.map { keys[$0] })) { claims[index] = claim }
         }
-        return claims
     }
 
     /// Whether the event at `index` is held outside this batch: by another replica, or in

@@ -208,24 +208,31 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// one fans out, even when both are handled at once. A claim is a `processedEvents` row
     /// not yet marked processed, and the event in this process's in-flight set; a claim row
     /// left by a process that died (not in the set) is taken over, as the broker redelivers
-    /// that process's events. Finish with `markProcessed(_:)` or `release(_:)`.
+    /// that process's events. Finish with `markProcessed(_:)` or `release(_:)`. Should the
+    /// transaction fail (a full disk at its commit), the events it put in the set leave it.
     public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
-        try await database.write { db in
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
-            let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
-            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
-            return try self.inFlight.withLock { inFlight in
-                try events.map { event in
-                    try insert.execute(arguments: [event.app, event.eventId, stored])
-                    if db.changesCount == 0 {
-                        let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
-                        if !claimed { return .processed }
-                        if inFlight.contains(event) { return .inFlight }
+        let added = Mutex<[EventKey]>([])
+        do {
+            return try await database.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
+                let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
+                let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+                return try self.inFlight.withLock { inFlight in
+                    try events.map { event in
+                        try insert.execute(arguments: [event.app, event.eventId, stored])
+                        if db.changesCount == 0 {
+                            let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
+                            if !claimed { return .processed }
+                            if inFlight.contains(event) { return .inFlight }
+                        }
+                        if inFlight.insert(event).inserted { added.withLock { $0.append(event) } }
+                        return .claimed
                     }
-                    inFlight.insert(event)
-                    return .claimed
                 }
             }
+        } catch {
+            await release(added.withLock { $0 })
+            throw error
         }
     }
 

@@ -45,9 +45,10 @@ public struct Stage<Input: StageInput>: Service {
     /// `Committed` for a batch: runs once every emission of the batch is confirmed, with the
     /// inputs the handler did not skip.
     public typealias BatchCommitted = @Sendable ([Input]) async throws -> Void
-    /// Runs when a batch fails after its handler returned (publishing or committing failed),
-    /// before its inputs go back to the queue, with the inputs the handler did not skip: to
-    /// undo what it claimed.
+    /// Runs when a batch fails after its handler returned (publishing failed), before its
+    /// inputs go back to the queue, or when its commit failed for good (the inputs are then
+    /// acknowledged without it), with the inputs the handler did not skip: to undo what it
+    /// claimed.
     public typealias Released = @Sendable ([Input]) async -> Void
 
     /// How the inputs are handled.
@@ -303,18 +304,21 @@ public struct Stage<Input: StageInput>: Service {
         /// Runs a `committed` step once the outputs are confirmed. Its failure is no reason to
         /// publish them again, so it is tried again here (up to `maxAttempts`, with the
         /// stage's backoff); if it still fails, the input is acknowledged anyway with an error
-        /// logged and counted: redelivering it would send every output a second time.
-        private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async {
+        /// logged and counted: redelivering it would send every output a second time. Answers
+        /// whether the step succeeded.
+        @discardableResult
+        private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async -> Bool {
             let failure = await Self.backoff.retrying(attempts: maxAttempts, counts: { !StageError.isUnavailable($0) }, failed: { attempt, error in
                 logger.warning("stage commit failed", metadata: [
                     "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
                 ])
             }, step)
-            guard let failure else { return }
+            guard let failure else { return true }
             logger.error("stage commit failed after the outputs were confirmed; acknowledging without it", metadata: [
                 "stage": "\(stage)", "input": "\(what ?? "-")", "attempts": "\(maxAttempts)", "error": "\(failure)",
             ])
             commitFailures.increment()
+            return false
         }
 
         /// The wait before a failed input, element or commit is tried again.
@@ -371,7 +375,10 @@ public struct Stage<Input: StageInput>: Service {
                 if let afterPublish = hooks.afterPublish {
                     for message in messages { await afterPublish(message) }
                 }
-                if let committed, let owned, !owned.isEmpty { await commitAfterPublish("a batch of \(owned.count)") { try await committed(owned) } }
+                if let committed, let owned, !owned.isEmpty, await !commitAfterPublish("a batch of \(owned.count)", { try await committed(owned) }) {
+                    // Left claimed, every later copy would wait for a batch that is gone.
+                    if let released { await released(owned) }
+                }
                 for message in messages { message.ack() }
                 processed.increment(by: Int64(inputs.count))
                 unavailable.reset()

@@ -1,7 +1,8 @@
 import Foundation
+import GRDB
 import HeraldStorage
 import HeraldTestSupport
-import Registry
+@testable import Registry
 import Testing
 
 /// Claiming events before fanning them out: one claim per event however many copies are
@@ -66,6 +67,30 @@ struct EventClaimTests {
         #expect(try await store.claim([key]) == [.claimed])
         let restarted = try SQLiteRegistrationStore(directory: directory)
         #expect(try await restarted.claim([key]) == [.claimed])
+    }
+
+    /// A claim's transaction can fail after the in-flight set was touched (the disk filled up
+    /// between the inserts and the commit): the events must stay free to claim, or every later
+    /// copy waits for a batch that no longer exists and is dead-lettered.
+    @Test func aClaimWhoseTransactionFailedLeavesNothingInFlightInSQLite() async throws {
+        let directory = RegistrySamples.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteRegistrationStore(directory: directory)
+        // Claimed once and released: its row stays, as when a batch's log failed on a full disk.
+        let held = Key(app: "a", eventId: "held")
+        #expect(try await store.claim([held]) == [.claimed])
+        await store.release([held])
+        // A page limit is SQLite's own way to run out of room, with a full disk's error.
+        try await store.database.writeWithoutTransaction { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+        let fresh = (0..<2_000).map { Key(app: "a", eventId: "new-\($0)-\(String(repeating: "x", count: 64))") }
+        let error = await #expect(throws: DatabaseError.self) { try await store.claim([held] + fresh) }
+        #expect(error?.resultCode == .SQLITE_FULL)
+        try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+        #expect(try await store.claim([held]) == [.claimed], "the failed claim left the event in flight")
+        #expect(try await store.claim([fresh[0]]) == [.claimed])
     }
 }
 

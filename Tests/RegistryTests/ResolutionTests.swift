@@ -131,6 +131,34 @@ struct ResolutionTests {
         }
     }
 
+    /// A batch waiting for copies other batches hold may win some of them (their batches
+    /// failed) and then fail itself (its store full): what it won must be released with the
+    /// rest, or the next copies wait for a batch that is gone and end dead-lettered.
+    @Test(arguments: StoreBackend.available)
+    func aBatchThatFailsWhileWaitingForCopiesReleasesTheClaimsItWon(_ backend: StoreBackend) async throws {
+        let fixture = try await Fixture(backend)
+        try await fixture.store.register(app: "demo", S.device("d1", user: "u1"))
+        let (won, stillHeld) = (EventKey(app: "demo", eventId: "won"), EventKey(app: "demo", eventId: "still-held"))
+        // Another batch of this process holds both events (the store object is shared).
+        #expect(try await fixture.store.claim([won, stillHeld]) == [.claimed, .claimed])
+        let observed = ObservedClaims(fixture.store)
+        observed.failOnce.withLock { $0 = [stillHeld] }
+        try await fixture.run(store: observed) { collectors in
+            // Both copies in one message, so in one batch.
+            let copies = try [won, stillHeld].map { key in
+                try OutgoingMessage(contract: S.event(key.eventId, audience: .users(["u1"])), exchange: fixture.harness.work.exchange.name, routingKey: "work")
+            }
+            try await fixture.harness.runtime.requirePublisher.publish(contentsOf: MessagePack.pack(copies))
+            try await eventually("the stage waiting for both") { observed.asked.withLock { $0.isSuperset(of: [won, stillHeld]) } }
+            await fixture.store.release([won])
+            try await eventually("the batch failing once it won one of them") { observed.failed.withLock { $0 } }
+            await fixture.store.release([stillHeld])
+            try await collectors[0].inbox.waitUntil(timeout: .seconds(30), "both deliveries") { messages in
+                Set(messages.compactMap(\.properties.correlationId)) == ["won", "still-held"]
+            }
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func copiesOfAnEventPublishedTogetherFanOutOnce(_ backend: StoreBackend) async throws {
         let fixture = try await Fixture(backend)
@@ -183,9 +211,12 @@ enum AudienceResolverIds {
 
 /// The store the stage uses, noting every event it asks to claim: a test waits on it to
 /// know the stage has decided on a copy.
+/// It can also fail one claim, as a full disk would, when asked for exactly `failOnce`.
 final class ObservedClaims: AudienceStore, EventClaimStore, EventLogStore {
     let store: any RegistrationStore
     let asked = Mutex<Set<EventKey>>([])
+    let failOnce = Mutex<Set<EventKey>?>(nil)
+    let failed = Mutex(false)
 
     init(_ store: any RegistrationStore) { self.store = store }
 
@@ -195,6 +226,14 @@ final class ObservedClaims: AudienceStore, EventClaimStore, EventLogStore {
     }
     func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
         asked.withLock { $0.formUnion(events) }
+        if failOnce.withLock({ failing in
+            guard let set = failing, set == Set(events) else { return false }
+            failing = nil
+            return true
+        }) {
+            failed.withLock { $0 = true }
+            throw StageError.unavailable("the store's disk is full")
+        }
         return try await store.claim(events, now: now)
     }
     func markProcessed(_ events: [EventKey], at now: Date) async throws { try await store.markProcessed(events, at: now) }

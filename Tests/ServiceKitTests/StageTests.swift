@@ -270,6 +270,36 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [outCollector])
     }
 
+    /// The batch stays claimed in its store until it is committed or released: a commit that
+    /// never succeeds must still end the claims, or every later copy of those inputs waits
+    /// for a batch that is gone and is dead-lettered.
+    @Test("in a batch, inputs whose commit fails for good are released once acknowledged")
+    func aBatchWhoseCommitFailsForGoodIsReleased() async throws {
+        let fixture = try StageFixture()
+        let commits = Tally()
+        let released = CommittedIds()
+        let output = fixture.output
+        let outCollector = fixture.collect(fixture.outputQueue)
+        let stage = Stage<NotificationEvent>(
+            consuming: fixture.work.queue, prefetch: 16, batchSize: 16, maxAttempts: 2, runtime: fixture.runtime,
+            committed: { _ in
+                await commits.add()
+                throw StageError.transient("the store refused the commit")
+            },
+            released: { events in await released.add(events.map(\.id)) }
+        ) { events in
+            try events.map { [try .publish($0, to: output, routingKey: "out")] }
+        }
+        let (group, running) = fixture.start(stage)
+        try await fixture.publishInput(StageFixture.event("e-never-committed"))
+        try await outCollector.inbox.waitUntil("the output") { $0.count == 1 }
+        try await eventually("the claims released") { await released.ids == ["e-never-committed"] }
+        #expect(await commits.value == 2, "tried up to its attempts")
+        try await eventually("the input acknowledged") { try await TestBroker.admin.readyCount(fixture.work.queue.name) == 0 }
+        #expect(await outCollector.inbox.messages.count == 1, "published once")
+        try await fixture.finish(group, running, collectors: [outCollector])
+    }
+
     @Test("a transient failure is retried until it succeeds")
     func transientFailureIsRetried() async throws {
         let fixture = try StageFixture()
