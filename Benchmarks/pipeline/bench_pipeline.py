@@ -220,7 +220,8 @@ def register_devices(api_key, run, audiences, app="demo", platform="fcm"):
 
 def sandbox_receipts(run, provider="fcm"):
     """(received at, Unix ms; the message id) of every push the sandbox accepted for
-    `provider` (fcm, hms or apns; empty: any) whose message id belongs to `run`, oldest first."""
+    `provider` (fcm, hms, apns, or webhook: the receiver's accepted forwards; empty: any)
+    whose message id belongs to `run`, oldest first."""
     receipts = []
     for line in get(f"{SANDBOX}/sandbox/receipts?provider={provider}", timeout=120).splitlines():
         millis, _, event = line.split(" ", 2)

@@ -30,7 +30,6 @@ MEMORY_DELIVERIES deliveries, sampling each process's resident memory, and repor
 10^4 and after MEMORY_DELIVERIES deliveries. Every scenario starts once the queues are empty.
 """
 import argparse
-import datetime
 import json
 import os
 import shlex
@@ -82,17 +81,8 @@ class Load:
         return [f"retry.{self.platform}.{tier}" for tier in RETRY_TIERS]
 
     def receipts(self, run):
-        """(received at, Unix ms; the message id) of every push or forward of `run`."""
-        if self.platform != "webhook":
-            return pipeline.sandbox_receipts(run, provider=self.platform)
-        answer = json.loads(pipeline.get(f"{pipeline.SANDBOX}/sandbox/webhooks?name=demo-chat", timeout=300))
-        receipts = []
-        for forward in answer["webhooks"]:
-            event = forward["body"]["data"]["eventId"].split(":", 1)[-1] if isinstance(forward["body"], dict) else ""
-            if forward["status"] < 300 and event.startswith(run + "-"):
-                received = datetime.datetime.fromisoformat(forward["receivedAt"].replace("Z", "+00:00"))
-                receipts.append((int(received.timestamp() * 1000), event))
-        return receipts
+        """(received at, Unix ms; the message id) of every push or accepted forward of `run`."""
+        return pipeline.sandbox_receipts(run, provider=self.platform)
 
     def clear(self):
         sandbox("DELETE", "/sandbox/webhooks" if self.platform == "webhook" else "/sandbox/messages")

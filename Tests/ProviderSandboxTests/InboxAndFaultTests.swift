@@ -36,6 +36,27 @@ struct InboxAndFaultTests {
         await client.stop()
     }
 
+    /// A benchmark counts hundreds of thousands of forwards: one short line each, no bodies.
+    @Test("GET /sandbox/receipts?provider=webhook lists each accepted forward as one line with its event id")
+    func webhookReceipts() async throws {
+        let client = try await SandboxClient.start()
+        let forward = client.json(["type": "notification.delivered", "data": ["eventId": "api:run-1", "app": "demo-chat"]])
+        #expect(try await client.request("POST", "/webhooks/demo-chat", body: forward, secure: false).status == 204)
+        #expect(try await client.request("POST", "/webhooks/fail-500-demo", body: forward, secure: false).status == 500)
+        #expect(try await client.request("POST", "/webhooks/demo-chat", body: Data("not json".utf8), secure: false).status == 204)
+        #expect(try await client.sendFCM(["token": "a", "data": ["event": "api:fcm-1"]], token: try await client.fcmAccessToken()).status == 200)
+
+        let webhook = try await client.request("GET", "/sandbox/receipts?provider=webhook", secure: false)
+        let lines = webhook.text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.map { Array($0.dropFirst()) } == [["webhook", "api:run-1"], ["webhook", "-"]], "accepted forwards only, oldest first")
+        #expect(lines.allSatisfy { Int64($0[0]).map { abs(Double($0) / 1000 - Date().timeIntervalSince1970) < 60 } == true })
+        let fcm = try await client.request("GET", "/sandbox/receipts?provider=fcm", secure: false)
+        #expect(fcm.text.split(separator: "\n").map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == ["fcm api:fcm-1"])
+        let all = try await client.request("GET", "/sandbox/receipts", secure: false)
+        #expect(all.text.split(separator: "\n").count == 3, "every provider's and the receiver's")
+        await client.stop()
+    }
+
     @Test("the inbox keeps the newest messages up to its capacity")
     func bounded() async throws {
         let client = try await SandboxClient.start(SandboxConfiguration(httpsPort: 0, inboxCapacity: 3))

@@ -42,13 +42,23 @@ struct SandboxAdmin: Sendable {
 
     /// `GET /sandbox/receipts?provider=`: one line per accepted message, oldest first,
     /// `<received at, Unix milliseconds> <provider> <the data map's event id, or ->`; compact
-    /// enough for a benchmark to fetch hundreds of thousands and measure latencies.
+    /// enough for a benchmark to fetch hundreds of thousands and measure latencies. Provider
+    /// `webhook` is the receiver's forwards it answered with a 2xx (their `data.eventId`);
+    /// no provider is every provider's and the receiver's.
     func receipts(_ request: SandboxRequest) -> SandboxReply {
         let provider = request.query["provider"].flatMap { $0.isEmpty ? nil : $0 }
+        var lines: [(at: Date, provider: String, eventId: String?)] = []
+        if provider != "webhook" {
+            lines += sandbox.state.messages(provider: provider).map { ($0.receivedAt, $0.provider, $0.eventId) }
+        }
+        if provider == nil || provider == "webhook" {
+            lines += sandbox.webhooks.received().filter { (200..<300).contains($0.status) }.map { ($0.receivedAt, "webhook", $0.eventId) }
+        }
+        if provider == nil { lines.sort { $0.at < $1.at } }
         var text = ""
-        for entry in sandbox.state.messages(provider: provider) {
-            let millis = Int64((entry.receivedAt.timeIntervalSince1970 * 1000).rounded())
-            text += "\(millis) \(entry.provider) \(entry.eventId ?? "-")\n"
+        for line in lines {
+            let millis = Int64((line.at.timeIntervalSince1970 * 1000).rounded())
+            text += "\(millis) \(line.provider) \(line.eventId ?? "-")\n"
         }
         return SandboxReply(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
     }

@@ -28,6 +28,13 @@ public final class WebhookReceiver: Sendable {
         /// The status the receiver answered with.
         public var status: Int
         public var receivedAt: Date
+
+        /// The forward's `data.eventId` (Herald's event id), decoded on demand; nil when the
+        /// body is not such a JSON object.
+        public var eventId: String? {
+            guard let root = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+            return (root["data"] as? [String: Any])?["eventId"] as? String
+        }
     }
 
     private let capacity: Int
