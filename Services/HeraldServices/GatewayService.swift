@@ -17,8 +17,8 @@ public enum GatewayService {
                 rpc: rpc, logger: runtime.logger)
             // Keys, apps and rate limits follow the apps file without a restart.
             let reloader = AppsReloader(
-                path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger
-            ) { try gateway.reload($0.apps) }
+                path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger,
+                applying: .inPlace { try gateway.reload($0.apps) })
             // Replicas of the gateway hold each app to one rate limit together.
             let peers = GatewayPeers(limiter: gateway.limiter, runtime: runtime)
             var parts = ServiceParts(

@@ -11,27 +11,38 @@ import Glibc
 
 /// Reads the apps file (`HERALD_CONFIG`) again on `SIGHUP` and whenever its content changes
 /// (checked every `interval`, so a file edited in place or replaced by a rename is seen),
-/// checks it as at start, and hands it to `apply`. A file that does
-/// not hold, or that `apply` refuses, is logged with its error and changes nothing: the
-/// previous configuration stays. A service that reads the file only at start has no `apply`:
-/// it logs that a restart is needed, and a `SIGHUP` no longer ends it.
+/// checks it as at start, and applies it. A file that does not hold, or that the service
+/// refuses, is logged with its error and changes nothing: the previous configuration stays.
+/// The gateway applies a file in place (`Applying.inPlace`); every other service builds its
+/// parts from the file at start, so it starts again in place (`Applying.restart`) once the
+/// file holds, when what it uses changed (anything but API keys and rate limits) or on
+/// `SIGHUP` (a credential file may have changed). A `SIGHUP` never ends a process.
 public struct AppsReloader: Service {
     public typealias Apply = @Sendable (HeraldConfiguration) throws -> Void
+
+    /// How a service takes a file that holds.
+    public enum Applying: Sendable {
+        /// While it runs (the gateway: keys, apps, rate limits).
+        case inPlace(Apply)
+        /// By starting again in place (`InPlaceRestart`); `running` is the configuration it
+        /// started with.
+        case restart(InPlaceRestart, running: HeraldConfiguration)
+    }
 
     let path: String?
     let providers: ProviderRegistry
     let service: String
     let interval: Duration
-    let apply: Apply?
+    let applying: Applying
     let logger: Logger
 
     /// Every service installs one, so `SIGHUP` is handled (its default action ends a process).
-    public init(path: String?, providers: ProviderRegistry, service: String, interval: Duration = .seconds(2), logger: Logger, apply: Apply?) {
+    public init(path: String?, providers: ProviderRegistry, service: String, interval: Duration = .seconds(2), logger: Logger, applying: Applying) {
         self.path = path
         self.providers = providers
         self.service = service
         self.interval = interval
-        self.apply = apply
+        self.applying = applying
         self.logger = logger
     }
 
@@ -65,7 +76,7 @@ public struct AppsReloader: Service {
                 // A tick reloads only a changed file; SIGHUP always (a key file may have changed).
                 guard trigger == .signal || (now != nil && now != fingerprint) else { continue }
                 fingerprint = now
-                reload(path, because: trigger == .signal ? "SIGHUP" : "the file changed")
+                reload(path, because: trigger == .signal ? "SIGHUP" : "the file changed", signalled: trigger == .signal)
             }
         } onGracefulShutdown: {
             continuation.finish()
@@ -73,23 +84,45 @@ public struct AppsReloader: Service {
     }
 
     /// Loads, checks and applies the file once.
-    func reload(_ path: String, because reason: String) {
-        guard let apply else {
-            logger.warning("the apps file is read only at start by \(service): restart it to apply the change", metadata: ["reason": "\(reason)"])
-            Counter(label: "herald_config_reloads_total", dimensions: [("result", "restart_needed")]).increment()
-            return
-        }
+    func reload(_ path: String, because reason: String, signalled: Bool) {
+        let configuration: HeraldConfiguration
         do {
-            let configuration = try HeraldConfiguration(apps: AppsConfiguration.load(path: path), providers: providers)
-            try apply(configuration)
-            logger.notice("apps file read again", metadata: [
-                "reason": "\(reason)", "apps": "\(configuration.apps.apps.keys.sorted().joined(separator: ","))",
-            ])
-            Counter(label: "herald_config_reloads_total", dimensions: [("result", "applied")]).increment()
+            configuration = try HeraldConfiguration(apps: AppsConfiguration.load(path: path), providers: providers)
+            if case .inPlace(let apply) = applying { try apply(configuration) }
         } catch {
             logger.error("apps file refused; the previous configuration stays", metadata: ["reason": "\(reason)", "error": "\(error)"])
-            Counter(label: "herald_config_reloads_total", dimensions: [("result", "refused")]).increment()
+            Self.count("refused")
+            return
         }
+        let apps = configuration.apps.apps.keys.sorted().joined(separator: ",")
+        switch applying {
+        case .inPlace:
+            logger.notice("apps file read again", metadata: ["reason": "\(reason)", "apps": "\(apps)"])
+            Self.count("applied")
+        case .restart(let restart, let running):
+            guard signalled || Self.servicePart(of: configuration.apps) != Self.servicePart(of: running.apps) else {
+                logger.info("apps file read again: nothing \(service) uses changed (API keys and rate limits are the gateway's)", metadata: ["reason": "\(reason)"])
+                Self.count("unchanged")
+                return
+            }
+            logger.notice("apps file read again: \(service) starts again in place to apply it", metadata: ["reason": "\(reason)", "apps": "\(apps)"])
+            Self.count("restarting")
+            restart.request(because: "the apps file (\(reason))")
+        }
+    }
+
+    /// What a service other than the gateway uses of the apps: all but keys and rate limits.
+    static func servicePart(of apps: AppsConfiguration) -> AppsConfiguration {
+        var part = apps
+        for id in part.apps.keys {
+            part.apps[id]?.apiKeys = []
+            part.apps[id]?.rateLimits = AppConfiguration.RateLimits()
+        }
+        return part
+    }
+
+    private static func count(_ result: String) {
+        Counter(label: "herald_config_reloads_total", dimensions: [("result", result)]).increment()
     }
 
     /// The file's bytes (an apps file is small), or nil while it cannot be read (mid-replacement).

@@ -18,8 +18,8 @@ public enum HeraldService {
 
     /// The whole life of a Herald executable (`ServiceRuntime.main`): `setUp` gets the runtime
     /// and the apps configuration; an apps file that does not hold exits 2 naming the setting.
-    /// A service that applies a changed apps file puts its own `AppsReloader` in its parts;
-    /// every other one gets one that says a restart is needed.
+    /// A service that applies a changed apps file while it runs puts its own `AppsReloader`
+    /// in its parts; every other one gets one that starts it again in place.
     public static func main(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true, providers: ProviderRegistry,
         setUp: @escaping (ServiceRuntime, HeraldConfiguration) async throws -> ServiceParts
@@ -33,7 +33,8 @@ public enum HeraldService {
             var parts = try await setUp(runtime, configuration)
             if !parts.services.contains(where: { $0 is AppsReloader }) {
                 parts.services.append(AppsReloader(
-                    path: runtime.environment.configPath, providers: providers, service: name, logger: runtime.logger, apply: nil))
+                    path: runtime.environment.configPath, providers: providers, service: name, logger: runtime.logger,
+                    applying: .restart(runtime.inPlaceRestart, running: configuration)))
             }
             return parts
         }

@@ -23,6 +23,8 @@ public final class ServiceRuntime: Sendable {
     /// Where health and metrics are served apart from the public API (the gateway's), or nil
     /// when they share the service's one port.
     public let opsPort: Int?
+    /// Asked for, the services shut down gracefully and the process starts again in place.
+    public let inPlaceRestart = InPlaceRestart()
 
     /// Reads the environment, sets up logging and metrics, and starts connecting to the
     /// broker (unless `usesBroker` is false), declaring `topology` (its quorum queues
@@ -116,6 +118,7 @@ public final class ServiceRuntime: Sendable {
         all.append(contentsOf: clients.map { .init(service: $0) })
         all.append(contentsOf: servers)
         all.append(contentsOf: services.map { .init(service: $0) })
+        all.append(inPlaceRestart.watcher)
         var configuration = ServiceGroupConfiguration(
             services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = environment.shutdownTimeout + .seconds(5)
@@ -128,7 +131,8 @@ public final class ServiceRuntime: Sendable {
 
     /// The whole life of an executable: builds the runtime, lets `setUp` create the
     /// service's own parts, runs until a shutdown signal and exits: 0 after a graceful
-    /// shutdown, 2 for a configuration error, 1 for any other failure.
+    /// shutdown, 2 for a configuration error, 1 for any other failure. After a graceful
+    /// shutdown for `inPlaceRestart`, it starts again in place instead of exiting.
     public static func main(
         name: String, defaultPort: Int, defaultOpsPort: Int? = nil, usesBroker: Bool = true,
         topology: AMQPTopology = AMQPTopology(), deadLetterExchange: String = "stage.dead-letters",
@@ -140,6 +144,12 @@ public final class ServiceRuntime: Sendable {
                 topology: topology, deadLetterExchange: deadLetterExchange)
             let parts = try await setUp(runtime)
             try await runtime.run(clients: parts.clients, services: parts.services, routes: parts.routes, opsRoutes: parts.opsRoutes)
+            if let reason = runtime.inPlaceRestart.reason {
+                runtime.logger.notice("starting again in place", metadata: ["reason": "\(reason)"])
+                let error = runtime.inPlaceRestart.exec()
+                FileHandle.standardError.write(Data("\(name): could not start again in place: \(error)\n".utf8))
+                exit(1)
+            }
             exit(0)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(name): configuration error: \(error)\n".utf8))

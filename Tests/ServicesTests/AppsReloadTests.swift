@@ -88,21 +88,90 @@ extension ServiceProcesses {
             try await gateway.terminate()
         }
 
-        @Test("a service that reads the apps file only at start lives through SIGHUP and says a restart is needed")
-        func otherServicesSurviveSIGHUP() async throws {
+        @Test("on SIGHUP a service other than the gateway starts again in place: the same process, ready again, and SIGTERM still ends it gracefully")
+        func otherServicesStartAgainInPlaceOnSIGHUP() async throws {
             defer { try? FileManager.default.removeItem(at: directory) }
             try write(keys: ["a": "sha256: \(HeraldStack.sha256Hex("k"))"])
             let service = try ServiceProcess("herald-encryption", environment: ["HERALD_CONFIG": file.path])
             defer { service.discard() }
             try await service.waitUntilReady()
+            let listening = occurrences("listening", in: service)
             kill(service.process.processIdentifier, SIGHUP)
-            try await eventually(timeout: .seconds(30), "the notice logged") {
-                service.logText().contains("restart it to apply the change")
+            try await eventually(timeout: .seconds(30), "the fresh start listening") {
+                occurrences("starting again in place", in: service) == 1 && occurrences("listening", in: service) > listening
             }
-            #expect(service.process.isRunning)
+            #expect(service.logText().contains("starts again in place to apply it"))
+            #expect(service.process.isRunning, "the same process")
             try await service.waitUntilReady()
             try await service.terminate()
             #expect(service.process.terminationStatus == 0)
         }
     }
+}
+
+/// A changed apps file through the whole stack: each service applies what it uses, without
+/// anyone restarting it.
+extension ServiceProcesses {
+    @Suite("The apps file changed under a running stack")
+    struct StackAppsReloadTests {
+        @Test("an app added to the apps file reaches its devices through every service; a key added restarts nothing; a broken file changes nothing")
+        func anAddedAppIsDeliveredWithoutARestart() async throws {
+            let stack = try await HeraldStack.start()
+            do {
+                let config = URL(fileURLWithPath: try #require(stack.environment["HERALD_CONFIG"]))
+                let original = try String(contentsOf: config, encoding: .utf8)
+                let others = stack.services.filter { $0.name != "herald-gateway" }
+                let pids = stack.services.map(\.process.processIdentifier)
+                let restarted = "starts again in place to apply it"
+
+                // A key only: the gateway takes it; no other service uses keys, none starts again.
+                let extra = "extra-\(UUID())"
+                let marker = "      - { id: e2e-upstream,"
+                try Data(original.replacingOccurrences(
+                    of: marker, with: "      - { id: e2e-extra, sha256: \(HeraldStack.sha256Hex(extra)), scopes: [events] }\n" + marker
+                ).utf8).write(to: config, options: .atomic)
+                try await eventually(timeout: .seconds(30), "the key taken") { await postEmptyEvent(port: stack.gateway.port, app: stack.app, key: extra) == 400 }
+                for service in others {
+                    try await eventually(timeout: .seconds(30), "\(service.name) seeing the change") { occurrences("nothing \(service.name) uses", in: service) == 1 }
+                    #expect(occurrences(restarted, in: service) == 0, "\(service.name) started again for a key")
+                }
+
+                // A new app, its providers' sections copied: every service starts again in place once.
+                let late = "\(stack.app)-late"
+                let body = try #require(original.components(separatedBy: "  \(stack.app):\n").last)
+                try Data((original + "\n  \(late):\n" + body).utf8).write(to: config, options: .atomic)
+                for service in others {
+                    try await eventually(timeout: .seconds(60), "\(service.name) starting again") { occurrences(restarted, in: service) == 1 }
+                }
+                for service in stack.services { try await service.waitUntilReady() }
+                #expect(stack.services.map(\.process.processIdentifier) == pids, "each the same process")
+                #expect(stack.services.allSatisfy { $0.process.isRunning })
+                try await stack.expectOK("PUT", "/devices/late-phone", ["platform": "fcm", "token": "late-token", "os": "android", "userId": "late-user"], app: late)
+                var answer = await stack.call("POST", "/events", ["id": "late-1", "source": "api", "kind": "news", "audience": ["users": ["late-user"]], "data": ["a": "b"]], app: late)
+                while answer.status == 503 || answer.status == 0 {
+                    try await Task.sleep(for: .seconds(1))
+                    answer = await stack.call("POST", "/events", ["id": "late-1", "source": "api", "kind": "news", "audience": ["users": ["late-user"]], "data": ["a": "b"]], app: late)
+                }
+                #expect(answer.status == 202, "\(answer.json)")
+                try await eventually(timeout: .seconds(60), "the new app's push") { !stack.received("late-token").isEmpty }
+
+                // A broken file: refused everywhere, nothing starts again, the new app still works.
+                try Data("apps:\n  \(late): [".utf8).write(to: config, options: .atomic)
+                for service in stack.services {
+                    try await eventually(timeout: .seconds(30), "\(service.name) refusing the file") { occurrences("apps file refused", in: service) == 1 }
+                }
+                #expect(others.allSatisfy { occurrences(restarted, in: $0) == 1 })
+                #expect(await postEmptyEvent(port: stack.gateway.port, app: late, key: stack.key) == 400, "the previous configuration stays")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+    }
+}
+
+/// How many times `text` appears in a service's log.
+func occurrences(_ text: String, in service: ServiceProcess) -> Int {
+    service.logText().components(separatedBy: text).count - 1
 }
