@@ -179,13 +179,18 @@ class DiskFull:
 
     def start(self, seconds):
         self.fillers = [os.path.join(DATA_DIR, "filler"), os.path.join(DATA_DIR, "filler-rest")]
-        subprocess.run(["fallocate", "-l", str(max(0, self.free_bytes() - (1 << 20))), self.fillers[0]], check=True)
-        subprocess.run(["dd", "if=/dev/zero", f"of={self.fillers[1]}", "bs=4096"], capture_output=True)
+        # Best effort: tmpfs may refuse one allocation of nearly all of it (an 8 GiB one
+        # did); dd then writes what is left until the file system says it is full.
+        subprocess.run(["fallocate", "-l", str(max(0, self.free_bytes() - (64 << 20))), self.fillers[0]], capture_output=True)
+        subprocess.run(["dd", "if=/dev/zero", f"of={self.fillers[1]}", "bs=1M"], capture_output=True)
+        subprocess.run(["dd", "if=/dev/zero", f"of={self.fillers[1]}-last", "bs=4096"], capture_output=True)
+        self.fillers.append(f"{self.fillers[1]}-last")
         self.free_during = self.free_bytes()
 
     def end(self):
         for filler in self.fillers:
-            os.remove(filler)
+            if os.path.exists(filler):
+                os.remove(filler)
 
 
 RUN_DIR = ""
