@@ -1,46 +1,96 @@
+import Crypto
 import Foundation
 import Synchronization
 
 /// Event ids accepted lately, per app: a repeat inside the window is answered 202 again
 /// without a second publish. Bounded in time and size; the durable check is Registration's.
+///
+/// Each id is kept as a 128-bit digest of its app and id, in a table and a ring of arrival
+/// order sized once for `capacity`: a full window allocates nothing per request. (Keeping the
+/// ids as strings, one small allocation each living minutes amid every request's short ones,
+/// made the allocator's heap creep by megabytes a minute in the hour-long soak.)
 public final class RecentEvents: Sendable {
-    private struct State {
-        var seen: [String: Date] = [:]
-        var order: [(key: String, at: Date)] = []
-        var head = 0
+    /// SHA-256 of `app`, a zero byte and the event id, its first 16 bytes.
+    struct Key: Hashable {
+        var high: UInt64
+        var low: UInt64
+
+        static let zero = Key(high: 0, low: 0)
+
+        init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
+
+        init(app: String, eventId: String) {
+            var hasher = SHA256()
+            var app = app, eventId = eventId
+            app.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
+            eventId.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            let digest = hasher.finalize()
+            (high, low) = digest.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+        }
     }
 
-    private let state = Mutex(State())
+    private struct Arrival {
+        var key: Key
+        var at: Double
+    }
+
+    private struct State {
+        /// When each id was last accepted.
+        var seen: [Key: Double]
+        /// Every acceptance in order, oldest at `head`: a ring of `capacity` slots.
+        var ring: [Arrival]
+        var head = 0
+        var count = 0
+
+        init(capacity: Int) {
+            seen = Dictionary(minimumCapacity: capacity)
+            ring = Array(repeating: Arrival(key: .zero, at: 0), count: capacity)
+        }
+
+        /// Forgets the oldest acceptance (its id too, unless accepted again since).
+        mutating func dropOldest() {
+            let oldest = ring[head]
+            if seen[oldest.key] == oldest.at { seen.removeValue(forKey: oldest.key) }
+            head = (head + 1) % ring.count
+            count -= 1
+        }
+    }
+
+    private let state: Mutex<State>
     let window: TimeInterval
     let capacity: Int
 
     public init(window: TimeInterval = 600, capacity: Int = 200_000) {
         self.window = window
-        self.capacity = capacity
+        self.capacity = max(1, capacity)
+        state = Mutex(State(capacity: self.capacity))
     }
 
     public func contains(app: String, eventId: String, now: Date = Date()) -> Bool {
-        state.withLock { state in
-            guard let at = state.seen["\(app)\u{0}\(eventId)"] else { return false }
-            return now.timeIntervalSince(at) < window
+        let key = Key(app: app, eventId: eventId)
+        return state.withLock { state in
+            guard let at = state.seen[key] else { return false }
+            return now.timeIntervalSinceReferenceDate - at < window
         }
     }
 
     public func insert(app: String, eventId: String, now: Date = Date()) {
-        let key = "\(app)\u{0}\(eventId)"
+        let key = Key(app: app, eventId: eventId)
+        let at = now.timeIntervalSinceReferenceDate
         state.withLock { state in
-            state.seen[key] = now
-            state.order.append((key, now))
-            while state.head < state.order.count,
-                  state.order.count - state.head > capacity || now.timeIntervalSince(state.order[state.head].at) >= window {
-                let old = state.order[state.head]
-                if state.seen[old.key] == old.at { state.seen.removeValue(forKey: old.key) }
-                state.head += 1
+            while state.count > 0, state.count == capacity || at - state.ring[state.head].at >= window {
+                state.dropOldest()
             }
-            if state.head > 10_000 && state.head * 2 > state.order.count {
-                state.order.removeFirst(state.head)
-                state.head = 0
-            }
+            state.seen[key] = at
+            state.ring[(state.head + state.count) % capacity] = Arrival(key: key, at: at)
+            state.count += 1
         }
     }
+
+    /// How many acceptances it holds now (at most `capacity`).
+    var count: Int { state.withLock { $0.count } }
 }
