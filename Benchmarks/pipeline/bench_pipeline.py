@@ -110,12 +110,14 @@ class Processes:
     def cpu(self):
         return {name: cpu_seconds(pid) for name, pid in self.pids.items()}
 
-    def rss_mib(self):
+    def rss_mib(self, field="VmRSS"):
+        """Each process's resident memory in MiB; field="RssAnon" for its anonymous part only
+        (the heap, without the mapped executable and files)."""
         sizes = {}
         for name, pid in self.pids.items():
             with open(f"/proc/{pid}/status") as status:
                 for line in status:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(f"{field}:"):
                         sizes[name] = int(line.split()[1]) / 1024
         return sizes
 

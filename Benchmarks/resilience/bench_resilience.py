@@ -22,7 +22,8 @@ node stopped and started again on its data), kill-<service> (kill -9 of the gate
 registration, preferences, encryption and each dispatcher under its own load, started again
 after 5 s) and
 disk-full (the SQLite stores' file system, a tmpfs scripts/bench-resilience mounts on the
-run's data folder, filled for 10 s).
+run's data folder, filled for 10 s) and postgres-restart (with --postgres: the stores'
+PostgreSQL server stopped as by a crash and started again after 10 s).
 
 The memory scenario sends group pushes (20 devices each, 175 events/s: 3,500 deliveries/s,
 below what the pipeline sustains, so no backlog grows) until the sandbox has counted
@@ -30,6 +31,7 @@ MEMORY_DELIVERIES deliveries, sampling each process's resident memory, and repor
 10^4 and after MEMORY_DELIVERIES deliveries. Every scenario starts once the queues are empty.
 """
 import argparse
+import glob
 import json
 import os
 import shlex
@@ -193,10 +195,38 @@ class DiskFull:
                 os.remove(filler)
 
 
+class PostgresRestart:
+    """The PostgreSQL server of Registration's and Preferences' stores stopped as by a crash
+    (`pg_ctl stop -m immediate`: no checkpoint, every connection cut) and started again after
+    10 s on its data, with the options it had (recovery replays its write-ahead log). Only
+    when scripts/bench-resilience runs the stack on a PostgreSQL it started (--postgres)."""
+    name = "postgres-restart"
+    seconds = 10
+
+    def available(self):
+        if not POSTGRES_DIR:
+            return "the stores are not on PostgreSQL (scripts/bench-resilience --postgres)"
+        return None
+
+    def pg_ctl(self, *arguments):
+        binary = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda path: int(path.split("/")[4]))[-1]
+        subprocess.run(["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", binary, "-D", POSTGRES_DIR,
+                        *arguments], check=True, capture_output=True, text=True)
+
+    def start(self, seconds):
+        self.pg_ctl("-m", "immediate", "-w", "stop")
+
+    def end(self):
+        # Without a running server, restart starts it with the options it last ran with.
+        self.pg_ctl("-l", os.path.join(POSTGRES_DIR, "server.log"), "-w", "-t", "120", "restart")
+
+
 RUN_DIR = ""
 DATA_DIR = ""
+POSTGRES_DIR = ""
 SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage(), ProviderThrottle(), BrokerRestart()] + [
-    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "apns", "webhook")] + [DiskFull()]}
+    Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "apns", "webhook")]
+    + [DiskFull(), PostgresRestart()]}
 
 
 def with_channel(args, work):
@@ -383,9 +413,14 @@ def run_scenario(args, scenario, base, run):
 
 
 # The soak's faults, one every FAULT_EVERY seconds in this order (then again from the first):
-# a kill -9 of each service, a broker restart, a provider outage and throttling, a full disk.
+# a kill -9 of each service, a broker restart, a provider outage and throttling, a full disk
+# (of the SQLite stores; on PostgreSQL, a crash and restart of the PostgreSQL server instead).
 SOAK_FAULTS = ["kill-gateway", "broker-restart", "kill-registration", "provider-outage", "kill-preferences", "kill-encryption",
                "disk-full", "kill-fcm", "provider-429", "kill-hms", "kill-apns", "kill-webhook"]
+
+
+def soak_faults():
+    return [("postgres-restart" if POSTGRES_DIR and name == "disk-full" else name) for name in SOAK_FAULTS]
 
 
 def run_soak(args, base, run):
@@ -406,7 +441,8 @@ def run_soak(args, base, run):
             at = args.fault_every / 2 + index * args.fault_every
             if at + 60 > args.soak or stop.wait(max(0, started + at - time.time())):
                 return
-            scenario = SCENARIOS[SOAK_FAULTS[index % len(SOAK_FAULTS)]]
+            faults_in_turn = soak_faults()
+            scenario = SCENARIOS[faults_in_turn[index % len(faults_in_turn)]]
             reason = scenario.available() if hasattr(scenario, "available") else None
             record = {"fault": scenario.name, "fromSecond": round(time.time() - started, 1)}
             if reason:
@@ -424,11 +460,14 @@ def run_soak(args, base, run):
     def sample():
         while True:
             try:
-                sizes = {name: round(size, 1) for name, size in pipeline.Processes(args.run_dir).rss_mib().items()}
+                processes = pipeline.Processes(args.run_dir)
+                sizes = {name: round(size, 1) for name, size in processes.rss_mib().items()}
+                anonymous = {name: round(size, 1) for name, size in processes.rss_mib("RssAnon").items()}
                 delivered = int(pipeline.sandbox_delivered())
             except Exception as error:  # a process between its kill and its restart
-                sizes, delivered = {"error": str(error)}, None
-            memory.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes})
+                sizes, anonymous, delivered = {"error": str(error)}, {}, None
+            memory.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes,
+                           "anonymousMiB": anonymous})
             if stop.wait(60):
                 return
 
@@ -471,8 +510,11 @@ def run_soak(args, base, run):
         settled = max([600.0] + [t + 600 for t in restarts])
         later = [p for p in points if p[0] >= settled]
         if len(later) >= 2:
+            anonymous = [sample.get("anonymousMiB", {}).get(name) for sample in memory if sample["t"] >= settled]
+            anonymous = [size for size in anonymous if size is not None]
             growth[name] = {"fromSecond": later[0][0], "fromMiB": later[0][1], "toMiB": later[-1][1],
-                            "growthMiB": round(later[-1][1] - later[0][1], 1), "maxMiB": max(p[1] for p in points)}
+                            "growthMiB": round(later[-1][1] - later[0][1], 1), "maxMiB": max(p[1] for p in points),
+                            **({"anonymousGrowthMiB": round(anonymous[-1] - anonymous[0], 1)} if len(anonymous) >= 2 else {})}
     return {
         "scenario": "soak", "run": run, "rate": args.rate, "seconds": args.soak, "faultEvery": args.fault_every,
         "loads": {f"{load.platform} ({load.app})": {"accepted": accepted_by_load[load.platform],
@@ -504,11 +546,13 @@ def main():
     parser.add_argument("--output", required=True)
     parser.add_argument("--soak", type=int, default=0, help="seconds of the soak run (instead of the scenarios)")
     parser.add_argument("--fault-every", type=int, default=300)
+    parser.add_argument("--postgres-dir", default="", help="the data folder of the PostgreSQL server the stores are on")
     args = parser.parse_args()
 
-    global RUN_DIR, DATA_DIR
+    global RUN_DIR, DATA_DIR, POSTGRES_DIR
     RUN_DIR = args.run_dir
     DATA_DIR = args.data_dir
+    POSTGRES_DIR = args.postgres_dir
     names = args.scenarios.split(",")
     unknown = [name for name in names if name not in SCENARIOS and name != "memory"]
     if unknown:
@@ -521,7 +565,8 @@ def main():
             LOADS[load].register(args, run)
     results = []
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "commit": commit, "scenarios": results}
+    document = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(), "commit": commit,
+                "stores": "postgresql" if POSTGRES_DIR else "sqlite", "scenarios": results}
     if args.soak:
         result = run_soak(args, run, f"{run}soak")
         result["commit"] = commit
