@@ -1,7 +1,8 @@
 """Draws the resilience benchmark's charts from its JSON, into a folder: for each fault
 (`<scenario>.png`), the deliveries the sandbox received per second and the ready messages of
 each work queue, with the fault shaded; for the memory scenario (`memory.png`), each
-process's resident memory against the deliveries so far.
+process's resident memory against the deliveries so far; for the soak (`soak.png`, or
+`soak-postgres.png` when its stores were on PostgreSQL), memory and pushes each minute.
 
     chart.py resilience.json docs/resilience
 """
@@ -31,7 +32,8 @@ for result in document["scenarios"]:
             resident.plot([p[0] for p in points], [p[1] for p in points], label=process)
         resident.set_ylabel("resident MiB")
         resident.legend(fontsize=7, ncol=3)
-        resident.set_title(f"soak: resident memory each minute, Herald and RabbitMQ\n({result['rate']} events/s, "
+        stores = "PostgreSQL" if document.get("stores") == "postgresql" else "SQLite"
+        resident.set_title(f"soak ({stores} stores): resident memory each minute, Herald and RabbitMQ\n({result['rate']} events/s, "
                            f"a fault every {result['faultEvery']} s)", fontsize=9)
         counted = [sample for sample in result["memory"] if sample.get("delivered") is not None]
         per_minute = [(b["t"] / 60, (b["delivered"] - a["delivered"]) / max(1, b["t"] - a["t"])) for a, b in zip(counted, counted[1:])]
@@ -71,5 +73,7 @@ for result in document["scenarios"]:
             axis.set_xlabel("s since the load started (fault shaded)")
             axis.set_ylim(bottom=0)
     figure.tight_layout()
-    figure.savefig(os.path.join(folder, f"{name}.png"), dpi=80)
+    # A soak on PostgreSQL has a chart of its own beside the SQLite one.
+    stem = f"{name}-postgres" if name == "soak" and document.get("stores") == "postgresql" else name
+    figure.savefig(os.path.join(folder, f"{stem}.png"), dpi=80)
     plt.close(figure)
