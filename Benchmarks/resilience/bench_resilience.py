@@ -31,7 +31,6 @@ MEMORY_DELIVERIES deliveries, sampling each process's resident memory, and repor
 10^4 and after MEMORY_DELIVERIES deliveries. Every scenario starts once the queues are empty.
 """
 import argparse
-import glob
 import json
 import os
 import shlex
@@ -209,9 +208,8 @@ class PostgresRestart:
         return None
 
     def pg_ctl(self, *arguments):
-        binary = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda path: int(path.split("/")[4]))[-1]
-        subprocess.run(["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", binary, "-D", POSTGRES_DIR,
-                        *arguments], check=True, capture_output=True, text=True)
+        subprocess.run(["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", os.path.join(POSTGRES_BIN, "pg_ctl"),
+                        "-D", POSTGRES_DIR, *arguments], check=True, capture_output=True, text=True)
 
     def start(self, seconds):
         self.pg_ctl("-m", "immediate", "-w", "stop")
@@ -224,6 +222,7 @@ class PostgresRestart:
 RUN_DIR = ""
 DATA_DIR = ""
 POSTGRES_DIR = ""
+POSTGRES_BIN = ""
 SCENARIOS = {scenario.name: scenario for scenario in [ProviderOutage(), ProviderThrottle(), BrokerRestart()] + [
     Kill(f"herald-{name}") for name in ("gateway", "registration", "preferences", "encryption", "fcm", "hms", "apns", "webhook")]
     + [DiskFull(), PostgresRestart()]}
@@ -547,12 +546,14 @@ def main():
     parser.add_argument("--soak", type=int, default=0, help="seconds of the soak run (instead of the scenarios)")
     parser.add_argument("--fault-every", type=int, default=300)
     parser.add_argument("--postgres-dir", default="", help="the data folder of the PostgreSQL server the stores are on")
+    parser.add_argument("--postgres-bin", default="", help="the folder of that server's pg_ctl")
     args = parser.parse_args()
 
-    global RUN_DIR, DATA_DIR, POSTGRES_DIR
+    global RUN_DIR, DATA_DIR, POSTGRES_DIR, POSTGRES_BIN
     RUN_DIR = args.run_dir
     DATA_DIR = args.data_dir
     POSTGRES_DIR = args.postgres_dir
+    POSTGRES_BIN = args.postgres_bin
     names = args.scenarios.split(",")
     unknown = [name for name in names if name not in SCENARIOS and name != "memory"]
     if unknown:
