@@ -103,26 +103,33 @@ struct FailureTests {
         Self.expect(.malformedPayload, field: "kid", keyring: HeraldKeyring(addressKeys: [renamed]), data)
     }
 
+    /// Damaged forms of `payload`: empty, not base64url, truncated, extended, 300 random
+    /// mutations of one to five characters, and 200 random bytes.
+    static func damaged(_ payload: String, _ random: inout SeededRandom) -> [String] {
+        let alphabet = Array("AZaz09-_.")
+        var damaged = ["", "!!!", "A", String(payload.prefix(payload.count / 2)), String(payload.dropLast()), payload + "A", payload + ".x"]
+        for _ in 0..<300 {
+            var characters = Array(payload)
+            for _ in 0...random.next(upTo: 4) {
+                characters[random.next(upTo: characters.count)] = alphabet[random.next(upTo: alphabet.count)]
+            }
+            damaged.append(String(characters))
+        }
+        damaged.append(Base64URL.encode(Data((0..<200).map { _ in UInt8(random.next(upTo: 256)) })))
+        return damaged
+    }
+
     /// Truncated, empty, not base64url, random bytes, and random mutations of a real payload:
     /// each one a `HeraldClientError`, never a trap, and never another notification (a
     /// mutation may leave the decoded bytes as they were: base64url's unused low bits, or a
     /// larger record size). Seeded, so a failure repeats.
     @Test func damagedPayloadsAreErrorsNeverCrashesNorAnotherNotification() throws {
         var random = SeededRandom(seed: 2026_11_25)
-        let alphabet = Array("AZaz09-_.")
         for scheme in [ClientScheme.aes128gcm, .jwe] {
             let data = try Self.encrypted(scheme)
             let original = try HeraldNotificationDecoder(keyring: S.keyring).decode(data)
             let payload = data["payload"]!
-            var damaged = ["", "!!!", "A", String(payload.prefix(payload.count / 2)), String(payload.dropLast()), payload + "A", payload + ".x"]
-            for _ in 0..<300 {
-                var characters = Array(payload)
-                for _ in 0...random.next(upTo: 4) {
-                    characters[random.next(upTo: characters.count)] = alphabet[random.next(upTo: alphabet.count)]
-                }
-                damaged.append(String(characters))
-            }
-            damaged.append(Base64URL.encode(Data((0..<200).map { _ in UInt8(random.next(upTo: 256)) })))
+            let damaged = Self.damaged(payload, &random)
             var failed = 0
             for text in damaged where text != payload {
                 var map = data

@@ -61,6 +61,18 @@ final class DocPage {
         return AddressKeyPair.fromPem("addr-key-1", block("jwe private key"));
     }
 
+    /** The five base64url parts of the jwe example's payload. */
+    String[] jweParts() {
+        return dataMap("jwe data map").get("payload").split("\\.", -1);
+    }
+
+    /** The jwe example's content key, unwrapped with the kit's OAEP parameters. */
+    byte[] jweContentKey() throws Exception {
+        javax.crypto.Cipher rsa = javax.crypto.Cipher.getInstance(JweDecryption.RSA_TRANSFORMATION);
+        rsa.init(javax.crypto.Cipher.DECRYPT_MODE, addressKey().privateKey(), JweDecryption.OAEP_PARAMETERS);
+        return rsa.doFinal(Base64Url.decode(jweParts()[1]));
+    }
+
     static String hex(byte[] bytes) {
         StringBuilder builder = new StringBuilder();
         for (byte b : bytes) builder.append(String.format("%02x", b & 0xFF));

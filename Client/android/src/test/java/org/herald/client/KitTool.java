@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * The kit driven from outside, for the Swift test suites that compare it with the Swift kit and
- * run it against the real executables: one JSON request on stdin, one JSON answer on stdout.
+ * run it against the real executables: one JSON request (in the file named by the first argument,
+ * else on stdin), one JSON answer on stdout.
  *
  * <ul>
  *   <li>{@code {"op": "keygen", "deviceKeys": [ids], "addressKeys": [ids]}}: fresh keys, each
@@ -24,7 +25,9 @@ public final class KitTool {
     private KitTool() {}
 
     public static void main(String[] arguments) throws Exception {
-        String input = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+        String input = arguments.length > 0
+            ? java.nio.file.Files.readString(java.nio.file.Path.of(arguments[0]), StandardCharsets.UTF_8)
+            : new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
         Map<String, Object> request = Json.parseObject(input);
         Object answer;
         switch (String.valueOf(request.get("op"))) {
