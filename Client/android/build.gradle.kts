@@ -13,7 +13,8 @@ android {
     compileSdk = 35
 
     defaultConfig {
-        minSdk = 24
+        // java.util.Base64 is on Android from API 26.
+        minSdk = 26
     }
 
     compileOptions {

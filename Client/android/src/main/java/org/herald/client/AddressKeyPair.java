@@ -142,9 +142,9 @@ public final class AddressKeyPair {
         byte[] algorithm = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00};
         byte[] octets = der(0x04, pkcs1);
         ByteArrayOutputStream content = new ByteArrayOutputStream();
-        content.writeBytes(version);
-        content.writeBytes(algorithm);
-        content.writeBytes(octets);
+        content.write(version, 0, version.length);
+        content.write(algorithm, 0, algorithm.length);
+        content.write(octets, 0, octets.length);
         return der(0x30, content.toByteArray());
     }
 
@@ -159,7 +159,7 @@ public final class AddressKeyPair {
             out.write(0x80 | bytes);
             for (int i = bytes - 1; i >= 0; i--) out.write((length >>> (8 * i)) & 0xFF);
         }
-        out.writeBytes(content);
+        out.write(content, 0, content.length);
         return out.toByteArray();
     }
 }

@@ -82,6 +82,33 @@ public class KeyGenerationTest {
         assertEquals(address.registration(), storedAddress.registration());
     }
 
+    /** A key stored as PKCS #1 ({@code BEGIN RSA PRIVATE KEY}, as OpenSSL's older tools write it) reads as the same key. */
+    @Test
+    public void aPkcs1AddressKeyIsReadAsTheSameKey() throws Exception {
+        AddressKeyPair key = AddressKeyPair.generate("a-1");
+        byte[] pkcs8 = key.privateKey().getEncoded();
+        // PKCS #8: SEQUENCE { INTEGER 0, SEQUENCE { rsaEncryption, NULL }, OCTET STRING { PKCS #1 } }.
+        int at = headerLength(pkcs8, 0);
+        at += 3; // INTEGER 0
+        at += headerLength(pkcs8, at) + contentLength(pkcs8, at);
+        byte[] pkcs1 = java.util.Arrays.copyOfRange(pkcs8, at + headerLength(pkcs8, at), at + headerLength(pkcs8, at) + contentLength(pkcs8, at));
+        String pem = "-----BEGIN RSA PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(pkcs1) + "\n-----END RSA PRIVATE KEY-----\n";
+        assertEquals(key.registration().publicKey(), AddressKeyPair.fromPem("a-1", pem).registration().publicKey());
+    }
+
+    private static int headerLength(byte[] der, int at) {
+        int first = der[at + 1] & 0xFF;
+        return first < 0x80 ? 2 : 2 + (first & 0x7F);
+    }
+
+    private static int contentLength(byte[] der, int at) {
+        int first = der[at + 1] & 0xFF;
+        if (first < 0x80) return first;
+        int length = 0;
+        for (int i = 0; i < (first & 0x7F); i++) length = (length << 8) | (der[at + 2 + i] & 0xFF);
+        return length;
+    }
+
     @Test
     public void aSwiftStoredDeviceKeyIsReadAsTheSwiftKitWritesIt() throws Exception {
         // The Swift kit's Codable form of DeviceKeyPair: {keyId, privateKey, auth}, base64url.
