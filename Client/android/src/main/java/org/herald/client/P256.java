@@ -2,7 +2,6 @@ package org.herald.client;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.security.AlgorithmParameters;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
@@ -26,11 +25,12 @@ final class P256 {
 
     private P256() {}
 
+    /** The curve's parameters, taken from a key of the curve: the way that works on every Android provider. */
     private static ECParameterSpec parameters() {
         try {
-            AlgorithmParameters parameters = AlgorithmParameters.getInstance("EC");
-            parameters.init(new ECGenParameterSpec("secp256r1"));
-            return parameters.getParameterSpec(ECParameterSpec.class);
+            java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
+            generator.initialize(new ECGenParameterSpec("secp256r1"));
+            return ((ECPublicKey) generator.generateKeyPair().getPublic()).getParams();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK has no secp256r1", e);
         }
