@@ -219,7 +219,7 @@ public struct Stage<Input: StageInput>: Service {
             do {
                 inputs = try Input.inputs(in: message)
             } catch {
-                await deadLetter(message, reason: "undecodable: \(error)")
+                await deadLetter(message, reason: "undecodable: \(summary(of: error))")
                 return
             }
             let results = await Self.handle(inputs, with: handler)
@@ -252,7 +252,7 @@ public struct Stage<Input: StageInput>: Service {
                         lastError = error
                     case .failure(let error):
                         if attempt >= maxAttempts {
-                            outputs.append(try element(input, of: message, deadLettered: "failed \(attempt) times, last: \(error)"))
+                            outputs.append(try element(input, of: message, deadLettered: "failed \(attempt) times, last: \(summary(of: error))"))
                             deadLettered.increment()
                         } else {
                             failed.append((input, attempt))
@@ -263,7 +263,7 @@ public struct Stage<Input: StageInput>: Service {
                 }
                 if !failed.isEmpty {
                     logger.warning("stage inputs of a pack failed; requeueing them", metadata: [
-                        "stage": "\(stage)", "failed": "\(failed.count)", "attempt": "\(attempt)", "error": "\(lastError.map { "\($0)" } ?? "-")",
+                        "stage": "\(stage)", "failed": "\(failed.count)", "attempt": "\(attempt)", "error": "\(lastError.map { summary(of: $0) } ?? "-")",
                     ])
                     retried.increment(by: Int64(failed.count))
                     try? await Task.sleep(for: onlyUnavailable ? unavailable.next() : Self.backoff.delay(attempt: attempt - 1))
@@ -310,7 +310,7 @@ public struct Stage<Input: StageInput>: Service {
         private func commitAfterPublish(_ what: String?, _ step: () async throws -> Void) async -> Bool {
             let failure = await Self.backoff.retrying(attempts: maxAttempts, counts: { !StageError.isUnavailable($0) }, failed: { attempt, error in
                 logger.warning("stage commit failed", metadata: [
-                    "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(error)",
+                    "stage": "\(stage)", "input": "\(what ?? "-")", "attempt": "\(attempt)", "error": "\(summary(of: error))",
                 ])
             }, step)
             guard let failure else { return true }
@@ -360,7 +360,7 @@ public struct Stage<Input: StageInput>: Service {
                     inputs += try Input.inputs(in: message)
                     messages.append(message)
                 } catch {
-                    await deadLetter(message, reason: "undecodable: \(error)")
+                    await deadLetter(message, reason: "undecodable: \(summary(of: error))")
                 }
             }
             guard !inputs.isEmpty else { return }
@@ -407,12 +407,12 @@ public struct Stage<Input: StageInput>: Service {
             for message in messages {
                 let attempts = Self.attempts(of: message) + (waits ? 0 : 1)
                 if !waits && attempts >= maxAttempts {
-                    await deadLetter(message, reason: "failed \(attempts) times, last: \(error)")
+                    await deadLetter(message, reason: "failed \(attempts) times, last: \(summary(of: error))")
                     continue
                 }
                 logger.warning(waits ? "the service cannot work now; requeueing without counting an attempt" : "stage input failed; requeueing", metadata: [
                     "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")",
-                    "attempt": "\(attempts)", "error": "\(error)",
+                    "attempt": "\(attempts)", "error": "\(summary(of: error))",
                 ])
                 attempt = max(attempt, attempts)
                 requeue.append((message, attempts))
@@ -425,7 +425,7 @@ public struct Stage<Input: StageInput>: Service {
                 try await publisher.publish(contentsOf: again)
                 for entry in requeue { entry.message.ack() }
             } catch {
-                logger.warning("requeueing by publishing failed; returning the inputs to the broker", metadata: ["error": "\(error)"])
+                logger.warning("requeueing by publishing failed; returning the inputs to the broker", metadata: ["error": "\(summary(of: error))"])
                 for entry in requeue { entry.message.nack(requeue: true) }
             }
         }
@@ -475,7 +475,7 @@ public struct Stage<Input: StageInput>: Service {
                 try await publisher.publish(letter)
                 message.ack()
             } catch {
-                logger.error("dead-letter publish failed; rejecting to the broker's dead-letter exchange", metadata: ["error": "\(error)"])
+                logger.error("dead-letter publish failed; rejecting to the broker's dead-letter exchange", metadata: ["error": "\(summary(of: error))"])
                 message.nack(requeue: false)
             }
             deadLettered.increment()

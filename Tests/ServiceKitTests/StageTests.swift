@@ -446,6 +446,27 @@ struct StageTests {
         try await fixture.finish(group, running, collectors: [deadCollector])
     }
 
+    /// An error whose description says nothing (postgres-nio's `PSQLError` prints a generic
+    /// sentence by design) is named by its summary in the dead letter's reason.
+    struct Opaque: SummarizedError, CustomStringConvertible {
+        var description: String { "Generic description to prevent accidental leakage of sensitive data" }
+        var summary: String { "PostgreSQL: relation \"devices\" does not exist (SQLSTATE 42P01)" }
+    }
+
+    @Test("a dead letter's reason names an error by its summary when it has one")
+    func deadLetterReasonUsesTheSummary() async throws {
+        let fixture = try StageFixture(kind: .quorum)
+        let deadCollector = fixture.collect(fixture.work.deadQueue)
+        let dead = deadCollector.inbox
+        let (group, running) = fixture.start(fixture.stage(maxAttempts: 2) { _ in throw Opaque() })
+        try await fixture.publishInput(StageFixture.event("e-6"))
+        try await dead.waitUntil("the dead letter") { $0.count == 1 }
+        let letter = await dead.messages[0]
+        #expect(letter.properties.headers["x-herald-reason"]?.stringValue
+            == "failed 2 times, last: PostgreSQL: relation \"devices\" does not exist (SQLSTATE 42P01)")
+        try await fixture.finish(group, running, collectors: [deadCollector])
+    }
+
     @Test("graceful shutdown lets in-flight inputs finish, publish and ack")
     func gracefulShutdownFinishesInFlight() async throws {
         let fixture = try StageFixture()
