@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
+import ServiceKit
 import ServiceLifecycle
 
 /// One PostgreSQL database a service's stores share: a connection pool (postgres-nio's
@@ -52,7 +53,7 @@ public final class PostgresPool: Service, Sendable {
             } catch {
                 if ContinuousClock.now > deadline {
                     database.runner.cancel()
-                    throw StorageError("PostgreSQL at \(url) does not answer: \(String(reflecting: error))")
+                    throw StorageError("PostgreSQL at \(url) does not answer: \((error as? any SummarizedError)?.summary ?? String(reflecting: error))")
                 }
                 try await Task.sleep(for: .milliseconds(500))
             }
@@ -74,8 +75,9 @@ public final class PostgresPool: Service, Sendable {
                 return
             } catch {
                 if let refused = certificateRefusal(error, url: url) { throw refused }
+                if let refused = refusal(error, url: url) { throw refused }
                 if ContinuousClock.now > deadline {
-                    throw StorageError("PostgreSQL at \(url) does not answer: \(String(reflecting: error))")
+                    throw StorageError("PostgreSQL at \(url) does not answer: \((error as? any SummarizedError)?.summary ?? String(reflecting: error))")
                 }
                 try await Task.sleep(for: .milliseconds(500))
             }
@@ -110,6 +112,13 @@ public final class PostgresPool: Service, Sendable {
             }
         }
         return configuration
+    }
+
+    /// A clear error when the server refused the connection for a reason no retry mends (its
+    /// SQLSTATE class 28, a wrong user or password, or 3D, no such database); nil otherwise.
+    static func refusal(_ error: any Error, url: PostgresURL) -> StorageError? {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState], ["28", "3D"].contains(String(state.prefix(2))) else { return nil }
+        return StorageError("PostgreSQL at \(url) refused the connection: \(error.summary)")
     }
 
     /// A clear error when TLS refused the server's certificate (which no retry mends), naming
