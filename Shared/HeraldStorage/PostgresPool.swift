@@ -53,7 +53,7 @@ public final class PostgresPool: Service, Sendable {
             } catch {
                 if ContinuousClock.now > deadline {
                     database.runner.cancel()
-                    throw StorageError("PostgreSQL at \(url) does not answer: \((error as? any SummarizedError)?.summary ?? String(reflecting: error))")
+                    throw StorageError("PostgreSQL at \(url) does not answer: \(described(error))")
                 }
                 try await Task.sleep(for: .milliseconds(500))
             }
@@ -77,7 +77,7 @@ public final class PostgresPool: Service, Sendable {
                 if let refused = certificateRefusal(error, url: url) { throw refused }
                 if let refused = refusal(error, url: url) { throw refused }
                 if ContinuousClock.now > deadline {
-                    throw StorageError("PostgreSQL at \(url) does not answer: \((error as? any SummarizedError)?.summary ?? String(reflecting: error))")
+                    throw StorageError("PostgreSQL at \(url) does not answer: \(described(error))")
                 }
                 try await Task.sleep(for: .milliseconds(500))
             }
@@ -112,6 +112,12 @@ public final class PostgresPool: Service, Sendable {
             }
         }
         return configuration
+    }
+
+    /// What a failed connection says: a PostgreSQL error's summary (its description is one
+    /// generic sentence), else the error's full reflection (NIO's and TLS's details).
+    static func described(_ error: any Error) -> String {
+        (error as? any SummarizedError)?.summary ?? String(reflecting: error)
     }
 
     /// A clear error when the server refused the connection for a reason no retry mends (its

@@ -14,19 +14,6 @@ import Testing
 struct JavaKitTests {
     typealias S = ClientSamples
 
-    /// The Swift kit's outcome for one push, in the terms `JavaKit.Opened` uses.
-    static func swiftOutcome(_ keyring: HeraldKeyring, _ data: [String: String]) -> JavaKit.Opened {
-        do {
-            return .notification(try HeraldNotificationDecoder(keyring: keyring).decode(data))
-        } catch {
-            return .failure(reason: error.reason.rawValue, field: error.field)
-        }
-    }
-
-    static func stored(_ keyring: (devices: [DeviceKeyPair], addresses: [AddressKeyPair])) throws -> (devices: [[String: Any]], addresses: [[String: Any]]) {
-        (try keyring.devices.map(JavaKit.stored), keyring.addresses.map(JavaKit.stored))
-    }
-
     @Test func theJavaKitOpensEveryRealPayloadToTheSwiftKitsNotification() async throws {
         let cases = RealPayloadTests.arguments
         #expect(cases.count >= 72, "every integration, variant and scheme, over FCM and Push Kit")
@@ -133,7 +120,7 @@ struct JavaKitTests {
                 indices.map { .data(cases[$0].data) }, deviceKeys: try first.devices.map(JavaKit.stored), addressKeys: first.addresses.map(JavaKit.stored))
             for (position, index) in indices.enumerated() {
                 let item = cases[index]
-                let swift = Self.swiftOutcome(HeraldKeyring(deviceKeys: item.devices, addressKeys: item.addresses), item.data)
+                let swift = JavaKit.swiftOpened(item.data, keyring: HeraldKeyring(deviceKeys: item.devices, addressKeys: item.addresses))
                 if case .failure = swift { failed += 1 }
                 #expect(opened[position] == swift, "\(item.name): Java \(opened[position]), Swift \(swift)")
             }

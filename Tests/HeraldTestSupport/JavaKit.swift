@@ -19,6 +19,14 @@ public enum JavaKit {
         case data([String: String])
         case pushKitData(String)
 
+        /// The data map the app reads (Push Kit's string read as the Swift kit reads it).
+        public var map: [String: String] {
+            switch self {
+            case .data(let map): return map
+            case .pushKitData(let text): return HeraldData.map(pushKitData: text) ?? [:]
+            }
+        }
+
         var json: [String: Any] {
             switch self {
             case .data(let map): return ["data": map]
@@ -37,6 +45,15 @@ public enum JavaKit {
             case .notification(let push): return "opened \(push.kind) \(push.event)"
             case .failure(let reason, let field): return "failed \(reason) (\(field ?? "-"))"
             }
+        }
+    }
+
+    /// What the Swift kit makes of `data` with `keyring`, in the same terms, to compare.
+    public static func swiftOpened(_ data: [String: String], keyring: HeraldKeyring) -> Opened {
+        do {
+            return .notification(try HeraldNotificationDecoder(keyring: keyring).decode(data))
+        } catch {
+            return .failure(reason: error.reason.rawValue, field: error.field)
         }
     }
 

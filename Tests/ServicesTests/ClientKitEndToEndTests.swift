@@ -47,20 +47,7 @@ extension ServiceProcesses {
                     let keyring = swapped
                         ? HeraldKeyring(deviceKeys: [DeviceKeyPair(keyId: phone.keyId, key: huawei.key)])
                         : HeraldKeyring(deviceKeys: [phone, huawei], addressKeys: [address])
-                    return pushes.map { push in
-                        let data: [String: String]
-                        switch push {
-                        case .data(let map): data = map
-                        case .pushKitData(let text): data = HeraldData.map(pushKitData: text) ?? [:]
-                        }
-                        do {
-                            return .notification(try HeraldNotificationDecoder(keyring: keyring).decode(data))
-                        } catch let error as HeraldClientError {
-                            return .failure(reason: error.reason.rawValue, field: error.field)
-                        } catch {
-                            return .failure(reason: "\(error)", field: nil)
-                        }
-                    }
+                    return pushes.map { JavaKit.swiftOpened($0.map, keyring: keyring) }
                 }
             case .java:
                 let made = try await JavaKit.generate(deviceKeys: ["kit-phone-1", "kit-huawei-1"], addressKeys: ["kit-address-1"])

@@ -18,8 +18,9 @@ extension ServiceProcesses {
         static func expectStopsSaying(_ databaseURL: String, _ expected: String) async throws {
             let service = try ServiceProcess("herald-registration", environment: ["HERALD_DATABASE_URL": databaseURL])
             defer { service.discard() }
-            // It retries a server that does not answer for 30 s; a refusal stops it at once.
-            try await eventually(timeout: .seconds(20), "herald-registration to exit") { !service.process.isRunning }
+            // A server that does not answer is retried for 30 s after the start; a refusal
+            // stops the service at once, so 25 s leaves a loaded machine room to start it.
+            try await eventually(timeout: .seconds(25), "herald-registration to exit") { !service.process.isRunning }
             #expect(service.process.terminationStatus != 0)
             #expect(service.logText().contains(expected), "\(service.logText())")
             #expect(!service.logText().contains("Generic description"), "\(service.logText())")

@@ -41,26 +41,26 @@ public final class HeraldPushRouter {
 
     private void dispatch(HeraldNotification push) {
         HeraldEvent event = push.event();
-        if (event instanceof HeraldEvent.AuthenticationRequest) {
-            handler.onAuthenticationRequest((HeraldEvent.AuthenticationRequest) event, push);
-        } else if (event instanceof HeraldEvent.SponsorMessage) {
-            handler.onSponsorMessage((HeraldEvent.SponsorMessage) event, push);
-        } else if (event instanceof HeraldEvent.ChatChannelCreated) {
-            handler.onChatChannelCreated((HeraldEvent.ChatChannelCreated) event, push);
-        } else if (event instanceof HeraldEvent.ChatMemberJoined) {
-            handler.onChatMemberJoined((HeraldEvent.ChatMemberJoined) event, push);
-        } else if (event instanceof HeraldEvent.ChatMessage) {
-            handler.onChatMessage((HeraldEvent.ChatMessage) event, push);
-        } else if (event instanceof HeraldEvent.EmailReceived) {
-            handler.onEmailMessageReceived((HeraldEvent.EmailReceived) event, push);
-        } else if (event instanceof HeraldEvent.ValueChanged) {
-            handler.onValueChanged((HeraldEvent.ValueChanged) event, push);
-        } else if (event instanceof HeraldEvent.ChildrenUpdated) {
-            handler.onChildrenUpdated((HeraldEvent.ChildrenUpdated) event, push);
-        } else if (event instanceof HeraldEvent.SubscriptionRevoked) {
-            handler.onSubscriptionRevoked((HeraldEvent.SubscriptionRevoked) event, push);
-        } else {
-            handler.onOtherEvent((HeraldEvent.Other) event, push);
+        if (event instanceof HeraldEvent.AuthenticationRequest request) {
+            handler.onAuthenticationRequest(request, push);
+        } else if (event instanceof HeraldEvent.SponsorMessage message) {
+            handler.onSponsorMessage(message, push);
+        } else if (event instanceof HeraldEvent.ChatChannelCreated created) {
+            handler.onChatChannelCreated(created, push);
+        } else if (event instanceof HeraldEvent.ChatMemberJoined joined) {
+            handler.onChatMemberJoined(joined, push);
+        } else if (event instanceof HeraldEvent.ChatMessage message) {
+            handler.onChatMessage(message, push);
+        } else if (event instanceof HeraldEvent.EmailReceived email) {
+            handler.onEmailMessageReceived(email, push);
+        } else if (event instanceof HeraldEvent.ValueChanged change) {
+            handler.onValueChanged(change, push);
+        } else if (event instanceof HeraldEvent.ChildrenUpdated update) {
+            handler.onChildrenUpdated(update, push);
+        } else if (event instanceof HeraldEvent.SubscriptionRevoked revocation) {
+            handler.onSubscriptionRevoked(revocation, push);
+        } else if (event instanceof HeraldEvent.Other other) {
+            handler.onOtherEvent(other, push);
         }
     }
 }
