@@ -57,7 +57,20 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # audience with every other device an iPhone (shape solo-ios): half the pushes go through APNs.
 AUDIENCES = {"solo": (1000, 1), "group": (100, 20), "big": (1, 20000), "soloios": (1000, 1)}
 # Each shape's audience, where it is not the shape's own name.
-SHAPE_AUDIENCE = {"steady": "solo", "solo-ios": "soloios"}
+SHAPE_AUDIENCE = {"solo-ios": "soloios"}
+
+
+def steady_rate(shape, default):
+    """The pace of a steady shape in events/s: `steady` at --steady-rate, `steady<N>` at N
+    (`steady2000`); None for a shape that goes as fast as it can."""
+    if not shape.startswith("steady"):
+        return None
+    suffix = shape[len("steady"):]
+    return int(suffix) if suffix else default
+
+
+def audience(shape):
+    return "solo" if shape.startswith("steady") else SHAPE_AUDIENCE.get(shape, shape)
 
 
 def log(text):
@@ -274,11 +287,13 @@ def run_shape(args, processes, shape, base, run):
         urllib.request.urlopen(request, timeout=30).read()
         load = {"requests": 1, "failed": 0, "seconds": time.time() - started}
     else:
-        prefix = SHAPE_AUDIENCE.get(shape, shape)
+        prefix = audience(shape)
         ids, per_id = AUDIENCES[prefix]
-        seconds = args.steady_seconds if shape == "steady" else args.seconds
-        rate = args.steady_rate if shape == "steady" else 0
-        connections = 32 if shape == "steady" else args.connections
+        paced = steady_rate(shape, args.steady_rate)
+        seconds = args.steady_seconds if paced else args.seconds
+        rate = paced or 0
+        # About 31 events/s per connection, as the 1,000 events/s shape has always had.
+        connections = max(32, round(32 * rate / 1000)) if paced else args.connections
         load = wrk(args.api_key, run, f"{base}-{prefix}-", ids, seconds, connections, rate)
     loaded = time.time()
     accepted = metric(scrape("herald-gateway"), "herald_gateway_requests_total", endpoint="smartIDPush", status="202") \
@@ -360,9 +375,9 @@ def summary(results, ceiling):
 
 def print_table(medians, ceiling):
     print(f"broker ceiling (one persistent confirmed hop): {ceiling:.0f} msg/s")
-    print(f"{'shape':8} {'accepted/s':>10} {'deliv/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'p99.9':>7} {'msgs/deliv':>10} {'ratio':>6} {'CPU ms/deliv':>12}")
+    print(f"{'shape':10} {'accepted/s':>10} {'deliv/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'p99.9':>7} {'msgs/deliv':>10} {'ratio':>6} {'CPU ms/deliv':>12}")
     for shape, m in medians.items():
-        print(f"{shape:8} {m['acceptedPerSecond']:>10.0f} {m['deliveriesPerSecond']:>9.0f} {m['latencyMs']['50']:>7.0f} "
+        print(f"{shape:10} {m['acceptedPerSecond']:>10.0f} {m['deliveriesPerSecond']:>9.0f} {m['latencyMs']['50']:>7.0f} "
               f"{m['latencyMs']['99']:>7.0f} {m['latencyMs']['99.9']:>7.0f} {m['brokerMessagesPerDelivery']:>10.2f} "
               f"{m['ratioToBrokerCeiling'] or 0:>6.2f} {m['cpuMsPerDelivery']['total']:>12.3f}")
     print("CPU ms per delivery by process (medians):")
@@ -393,7 +408,7 @@ def main():
     processes = Processes(args.run_dir)
     run = f"b{int(time.time()) % 100000000:08d}"
     shapes = args.shapes.split(",")
-    needed = {SHAPE_AUDIENCE.get(s, s) for s in shapes}
+    needed = {audience(s) for s in shapes}
     register_devices(args.api_key, run, {k: v for k, v in AUDIENCES.items() if k in needed})
     ceiling = broker_ceiling(args.bin_dir, args.ceiling_messages)
     log(f"broker ceiling: {ceiling:.0f} msg/s")
