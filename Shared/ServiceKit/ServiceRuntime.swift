@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Messaging
-import NIOPosix
 import ServiceLifecycle
 
 /// What every Herald executable shares: its environment, logging, metrics, the health
@@ -89,18 +88,14 @@ public final class ServiceRuntime: Sendable {
     ) async throws {
         let logger = logger
         let name = name
-        // Both ports on one event loop, their handlers' tasks too (`EventLoopServer`).
-        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { loop.shutdownGracefully { _ in } }
         func application(_ router: Router<BasicRequestContext>, port: Int, role: String) -> some Service {
-            EventLoopServer(base: Application(
+            Application(
                 router: router,
                 configuration: ApplicationConfiguration(address: .hostname(environment.httpHost, port: port), serverName: name),
                 onServerRunning: { channel in
                     logger.info("listening", metadata: ["service": "\(name)", "role": "\(role)", "port": "\(channel.localAddress?.port ?? 0)"])
                 },
-                eventLoopGroupProvider: .shared(loop),
-                logger: logger), executor: EventLoopTaskExecutor(loop.next()))
+                logger: logger)
         }
         let router = Router()
         routes(router)
