@@ -1,8 +1,9 @@
 """Splits a system-wide `perf record` of a pipeline run by process and by where each
 sample landed: the kernel, the Swift runtime (retain/release, generics, tasks, dispatch),
 libc (malloc, memcpy), the process's own code with SwiftNIO and Foundation, and the C
-libraries it calls (SQLite, libcurl, OpenSSL, nghttp2, rabbitmq-c; the Erlang VM's JIT code
-for RabbitMQ). Used for docs/benchmarks.md's "where the CPU goes" tables.
+libraries it calls (SQLite, libcurl, OpenSSL, nghttp2, rabbitmq-c; code perf cannot name,
+`[unknown]`, is counted with them). RabbitMQ's samples in beam.smp, its JIT code included,
+are its own code. Used for docs/benchmarks.md's "where the CPU goes" tables.
 
     python3 cpu_split.py PERF_DATA PS_SNAPSHOT [BENCH_JSON SHAPE]
 
