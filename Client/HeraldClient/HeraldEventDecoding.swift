@@ -12,7 +12,8 @@ enum HeraldEventDecoding {
         switch kind {
         case "auth", "sign":
             return .authenticationRequest(AuthenticationRequest(
-                type: kind == "auth" ? .authentication : .signing, messageId: try required("messageId"), requestor: data["requestor"]))
+                type: kind == "auth" ? .authentication : .signing, messageId: try required("messageId"), requestor: data["requestor"],
+                pushId: data["pushId"]))
         case "message":
             return .sponsorMessage(SponsorMessage(
                 msgId: try required("msgId"), msgType: data["msgType"], relationshipDid: data["relationshipDid"], senderName: data["msgSenderName"]))

@@ -2,8 +2,9 @@ import Foundation
 
 /// A device's notification configuration, the Sudo shape: an ordered list of entries, each
 /// enabling or disabling one service, for everything or for the events whose context field
-/// matches a value (one Sudo, one email address). Later entries win; a device without
-/// entries gets everything. It is one document on both sides: Preferences filters with
+/// matches a value (one Sudo, one email address). The most specific entry that applies wins
+/// (an address's over its Sudo's over the service's), the later of two equally specific
+/// ones; a device without entries gets everything. It is one document on both sides: Preferences filters with
 /// these rules, and an app reads it (`GET …/devices/{id}/configuration`), changes it with the
 /// Sudo SDK's helpers below and writes it whole (`PUT`, with the read's `ETag` as `If-Match`:
 /// a 412 means another client wrote in between, so read again and redo the change).
@@ -46,16 +47,28 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
     /// The context fields a rule can match.
     public enum Field: String, Codable, Sendable, Hashable, CaseIterable {
         case sudoId, emailAddressId
+
+        /// How specific a rule on the field is: an address belongs to one Sudo, so its rule
+        /// outranks the Sudo's (a rule-less entry is 0).
+        public var specificity: Int {
+            switch self {
+            case .sudoId: 1
+            case .emailAddressId: 2
+            }
+        }
     }
 
-    /// Whether an event of `service` with `context` is enabled: the last entry that applies
-    /// decides; none applies → enabled.
+    /// Whether an event of `service` with `context` is enabled: the most specific entry that
+    /// applies decides (an address's over a Sudo's over the service's rule-less one, whatever
+    /// the order they were set in), the last of those if several; none applies → enabled.
     public func isEnabled(service: String, context: [String: String]) -> Bool {
-        for entry in entries.reversed() where entry.service == service {
-            guard let rule = entry.rule else { return entry.enabled }
-            if context[rule.field.rawValue] == rule.value { return entry.enabled }
+        var decision: (specificity: Int, enabled: Bool)?
+        for entry in entries where entry.service == service {
+            if let rule = entry.rule, context[rule.field.rawValue] != rule.value { continue }
+            let specificity = entry.rule?.field.specificity ?? 0
+            if specificity >= decision?.specificity ?? 0 { decision = (specificity, entry.enabled) }
         }
-        return true
+        return decision?.enabled ?? true
     }
 
     /// Sudo SDK "initialise": adds an entry enabling `service` if the service has no

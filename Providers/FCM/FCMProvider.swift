@@ -7,7 +7,8 @@ import ProviderMessages
 import ServiceKit
 
 /// Firebase Cloud Messaging as a Herald provider: devices register FCM tokens, each app's
-/// `fcm` section names its service account, the data map is limited to FCM's 4,096 bytes
+/// `fcm` section names its service account, a message is limited to FCM's 4,096 bytes (and
+/// an iPhone's to the APNs body FCM makes of it, `FCMMessage.fits`)
 /// and may not use FCM's reserved keys in clear, and `herald-fcm` sends one request per
 /// delivery, a batch's concurrently.
 public struct FCMProvider: DispatchProvider, ConfiguredProvider {
@@ -19,7 +20,7 @@ public struct FCMProvider: DispatchProvider, ConfiguredProvider {
     public init() {}
 
     public func fits(_ request: DispatchRequest, now: Date) -> Bool {
-        FCMMessage.dataSize(request.data) <= FCMMessage.dataLimit
+        FCMMessage.fits(request)
     }
 
     public func isReservedDataKey(_ key: String) -> Bool { FCMMessage.isReservedDataKey(key) }

@@ -11,6 +11,7 @@ public enum HMSMulticast {
         var eventId: String
         var data: [String: String]
         var notification: DispatchRequest.Notification?
+        var category: String?
         var priority: Priority
         var collapseKey: String?
         var ttlSeconds: Int?
@@ -21,7 +22,7 @@ public enum HMSMulticast {
     public static func key(_ request: DispatchRequest) -> Key? {
         guard request.data["enc"] == nil else { return nil }
         return Key(
-            app: request.app, eventId: request.eventId, data: request.data, notification: request.notification,
+            app: request.app, eventId: request.eventId, data: request.data, notification: request.notification, category: request.category,
             priority: request.priority, collapseKey: request.collapseKey, ttlSeconds: request.ttlSeconds, expiresAt: request.expiresAt)
     }
 

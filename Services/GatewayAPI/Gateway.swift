@@ -14,6 +14,10 @@ public struct Gateway: Sendable {
     public struct Configuration: Sendable {
         /// Larger bodies get 413.
         public var bodyLimit: Int = 64 * 1024
+        /// The limit of a Webcom event's body (`HERALD_GATEWAY_WEBCOM_BODY_LIMIT`): a value
+        /// over the providers' 4 KiB is accepted and reaches its devices degraded (`onlyKeys`,
+        /// `tooBig`), as Webcom's own server would push it, instead of being refused.
+        public var webcomBodyLimit: Int = 1024 * 1024
         public var publishTimeout: Duration = .seconds(5)
         public var commandTimeout: Duration = .seconds(5)
         /// How many packs of events await the broker's confirm at once; the events of the
@@ -23,6 +27,20 @@ public struct Gateway: Sendable {
         public var registrationQueue = HeraldTopology.CommandQueue.registration.name
         public var preferencesQueue = HeraldTopology.CommandQueue.preferences.name
         public init() {}
+
+        /// The defaults, with `HERALD_GATEWAY_WEBCOM_BODY_LIMIT` (bytes) read from `environment`.
+        public init(environment: [String: String]) throws {
+            self.init()
+            let reader = EnvironmentReader(environment)
+            webcomBodyLimit = try reader.parse("HERALD_GATEWAY_WEBCOM_BODY_LIMIT", expected: "a number of bytes from 65536 to 67108864") {
+                Int($0).flatMap { (64 * 1024...64 * 1024 * 1024).contains($0) ? $0 : nil }
+            } ?? webcomBodyLimit
+        }
+
+        /// The largest body `endpoint` takes.
+        public func bodyLimit(_ endpoint: Endpoint) -> Int {
+            endpoint == .webcomEvents ? max(bodyLimit, webcomBodyLimit) : bodyLimit
+        }
     }
 
     /// One request as the gateway sees it.
@@ -169,8 +187,9 @@ public struct Gateway: Sendable {
         // so nobody learns which apps exist (every key belongs to one that does).
         let keyId = try keys.authorize(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
         try limiter.admit(app: app, keyId: keyId)
-        guard request.body.count <= configuration.bodyLimit else {
-            throw GatewayError(413, "Payload Too Large", "the body exceeds \(configuration.bodyLimit) bytes")
+        let limit = configuration.bodyLimit(request.endpoint)
+        guard request.body.count <= limit else {
+            throw GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes")
         }
         return try await route.handler(self, Call(request: request, app: app, now: Date()))
     }
@@ -230,19 +249,46 @@ public struct Gateway: Sendable {
     func smartIDDevices(_ call: Call) async throws -> Reply {
         let body = try call.fields()
         // The profiles of profileID (one or a list) and profileIDs together.
+        // The profiles of profileID (one or a list) and profileIDs together, each trimmed of
+        // surrounding white space, as a push's pushId is.
         var profiles: [String] = []
         if body.has("profileID") {
-            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try body.string("profileID", maxLength: TextLimits.identifier)]
+            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceAdapters.trimmedId(body, "profileID")]
         }
         if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
+        profiles = try Self.trimmed(profiles, field: "profileID")
         guard !profiles.isEmpty else { throw GatewayError.invalid("profileID", "is required (or profileIDs)") }
         let os: DeviceOS = try body.oneOf("OS", ["iOS", "Android"]) == "iOS" ? .ios : .android
         // "For iOS: device token; For Android: device registration token": an APNs token
         // when the app has APNs settings, else FCM's. The token is also the device's id.
         let platform = providers.tokenPlatform(os: os, app: apps.apps[call.app])
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
+        try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
         if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
         return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles), status: 200)
+    }
+
+    /// Ids without the white space around them; one that is nothing else is refused.
+    static func trimmed(_ ids: [String], field: String) throws(GatewayError) -> [String] {
+        var result: [String] = []
+        for (index, id) in ids.enumerated() {
+            let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw GatewayError.invalid("\(field)[\(index)]", "must not be only white space") }
+            result.append(trimmed)
+        }
+        return result
+    }
+
+    /// An iOS device's APNs token (hex) handed over where the app has no APNs account: it
+    /// would go to FCM, which refuses it, and the device would be deleted at its first push.
+    /// Refused here, naming what is missing.
+    private func refuseUnservedAPNsToken(_ token: String, os: DeviceOS, platform: Platform, app: String, field: String) throws(GatewayError) {
+        // An APNs token is the hex of 32 bytes (up to 100); an FCM token never is hex alone.
+        guard os == .ios, platform != .apns, let bytes = Hex.decode(token), (32...100).contains(bytes.count) else { return }
+        let missing = providers[.apns] == nil
+            ? "this deployment runs no APNs provider"
+            : "app \(app) has no APNs account (an apns section in the apps file)"
+        throw GatewayError(422, "Unprocessable Content", "\(field): this is an APNs device token, but \(missing); register the device's FCM token, or add the app's APNs settings", field: field)
     }
 
     func evernymSponsee(_ call: Call) async throws -> Reply {
@@ -252,7 +298,17 @@ public struct Gateway: Sendable {
         if body.has("id"), try body.string("id", maxLength: 256) != id { throw GatewayError.invalid("id", "must match the path's sponsee id") }
         let type = try body.int("type")
         guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
-        return try await registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: try body.string("value")), status: 200)
+        let value = try body.string("value")
+        // Both types are pushed (3: Verity forwards to Herald, the sponsor, which pushes; 4:
+        // Verity pushes itself, and a forward that reaches Herald anyway is pushed too): the
+        // value must be a com method Herald can push to, unless the app forwards everything
+        // to its own server (webhook mode), which gets the value as it is.
+        let app = apps.apps[call.app]
+        if app?.delivery.mode != .webhook, providers.comMethodToken(value, app: app) == nil {
+            let accepted = providers.devicePlatforms.filter { providers.serves($0, app: app) }.map { "\($0.rawValue.uppercased()):<token>" }
+            throw GatewayError.invalid("value", "must be a com method Herald can push to for this app (\(accepted.isEmpty ? "none: the app has no provider account" : accepted.joined(separator: ", "))); forwarding to the sponsor's own server is the app's webhook delivery mode")
+        }
+        return try await registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: value), status: 200)
     }
 
     func emailAddressKey(_ call: Call) async throws -> Reply {
@@ -276,11 +332,12 @@ public struct Gateway: Sendable {
             ? Platform(rawValue: try body.oneOf("platform", providers.devicePlatforms.map(\.rawValue)))!
             : providers.tokenPlatform(os: os, app: apps.apps[call.app])
         let token = try body.string("token")
+        if !body.has("platform") { try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "token") }
         if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("token", problem) }
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
             os: os, userId: try body.optionalString("userId", maxLength: 256),
-            pushIds: body.has("pushIds") ? try body.strings("pushIds", allowEmpty: true) : [],
+            pushIds: body.has("pushIds") ? try Self.trimmed(try body.strings("pushIds", allowEmpty: true), field: "pushIds") : [],
             locale: try body.optionalString("locale", maxLength: 35), key: key)
         return try await registry(.registerDevice(app: call.app, registration: registration), status: 200)
     }

@@ -19,11 +19,12 @@ public enum GatewayRoutes {
             let names = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
             router.on(RouterPath(prefix + endpoint.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 let body: Data
+                let limit = gateway.configuration.bodyLimit(endpoint)
                 do {
-                    body = Data(try await request.body.collect(upTo: gateway.configuration.bodyLimit).readableBytesView)
+                    body = Data(try await request.body.collect(upTo: limit).readableBytesView)
                 } catch {
                     return response(Gateway.Reply(
-                        status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(gateway.configuration.bodyLimit) bytes").body,
+                        status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes").body,
                         contentType: "application/problem+json"))
                 }
                 var parameters: [String: String] = [:]

@@ -40,9 +40,12 @@ struct JSONFields {
         return value
     }
 
-    func optionalString(_ key: String, maxLength: Int = TextLimits.long) throws(GatewayError) -> String? {
+    /// The string of `key`, nil when absent; an empty string is refused, or read as absent
+    /// with `emptyIsAbsent` (for an upstream that sends `""` for "none", as Verity does).
+    func optionalString(_ key: String, maxLength: Int = TextLimits.long, emptyIsAbsent: Bool = false) throws(GatewayError) -> String? {
         guard let value = try present(key) else { return nil }
         guard let text = value as? String, !Self.isNumber(value) else { throw .invalid(name(key), "must be a string") }
+        if text.isEmpty && emptyIsAbsent { return nil }
         guard !text.isEmpty else { throw .invalid(name(key), "must not be empty") }
         guard TextLimits.fits(text, maximum: maxLength) else { throw .invalid(name(key), "must be at most \(maxLength) characters") }
         return text

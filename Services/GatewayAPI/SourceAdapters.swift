@@ -21,6 +21,16 @@ enum SourceAdapters {
         return id
     }
 
+    /// A profile or push id (`key` of `body`) without the white space around it: 1 to 256
+    /// characters once trimmed.
+    static func trimmedId(_ body: JSONFields, _ key: String) throws(GatewayError) -> String {
+        let id = try body.string(key, maxLength: TextLimits.long).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard TextLimits.fits(id, maximum: TextLimits.identifier) else {
+            throw .invalid(body.name(key), "must be 1 to \(TextLimits.identifier) characters besides surrounding white space")
+        }
+        return id
+    }
+
     /// The event id for `id` from `source`.
     static func eventId(_ source: EventSource, _ id: String) -> String {
         "\(source.rawValue):\(id)"
@@ -37,9 +47,12 @@ enum SourceAdapters {
     }
 
     /// Smart ID `POST …/smartid/push`: `{messageId, pushId, requestor, type: AUTH|SIGN, timeToLive?}`.
+    /// The push carries `pushId` (an app holds several profiles and must know which one is
+    /// asked), trimmed of surrounding white space as on registration.
     static func smartID(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let messageId = try sourceId(body, "messageId")
-        let pushId = try body.string("pushId", maxLength: 256)
+        // Trimmed: the seed's own example pushId starts with a space.
+        let pushId = try trimmedId(body, "pushId")
         let requestor = try body.string("requestor", maxLength: 1024)
         let type = try body.oneOf("type", ["AUTH", "SIGN"])
         let ttl = try body.optionalInt("timeToLive")
@@ -47,29 +60,34 @@ enum SourceAdapters {
         return NotificationEvent(
             id: eventId(.smartID, messageId), app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
             audience: .pushIds([pushId]), context: ["requestor": requestor, "pushId": pushId],
-            data: ["messageId": messageId, "requestor": requestor, "type": type],
+            data: ["messageId": messageId, "pushId": pushId, "requestor": requestor, "type": type],
             options: DeliveryOptions(ttlSeconds: ttl, priority: .high))
     }
 
     /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType?, sponseeDetails,
     /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`; `msgType` from the top level,
-    /// else `metaData.msgType` (Evernym's earlier shape has only that). `sponseeDetails` is
-    /// the value the sponsee gave `update_com_method`: one `comMethod` can push to directly
-    /// (`FCM:<token>`) is the audience as it is, with no registration; else the id of a
-    /// sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com method Registration
-    /// knows; else the SDK's config object as JSON text (`{id, type, value}`), read as that
-    /// sponsee.
+    /// else `metaData.msgType` (Verity's own forward has only that); an empty `msgType` or
+    /// `msgSenderName` is absent (Verity sends `""` for a sender without a name).
+    /// `sponseeDetails` is the value the sponsee gave `update_com_method`: one `comMethod` can
+    /// push to directly (`FCM:<token>`) is the audience as it is, with no registration; else
+    /// the id of a sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com method
+    /// Registration knows; else the SDK's config object as JSON text (`{id, type, value}`),
+    /// its value when Herald can push to it, else read as that sponsee.
+    ///
+    /// Verity forwards a message once per com method of the sponsee, each with the same
+    /// `msgId`: the event id is `evernym:<msgId>:<digest of sponseeDetails>`, so each com
+    /// method is pushed, and a repeat of one forward is still one push.
     static func evernym(
         _ body: JSONFields, app: String, now: Date, comMethod: (String) -> DirectToken?
     ) throws(GatewayError) -> NotificationEvent {
         let msgId = try sourceId(body, "msgId")
         let sponsee = try body.string("sponseeDetails", maxLength: TextLimits.long)
         let relationship = try body.string("relationshipDid", maxLength: 1024)
-        var msgType = try body.optionalString("msgType", maxLength: 256)
+        var msgType = try body.optionalString("msgType", maxLength: 256, emptyIsAbsent: true)
         var data = ["msgId": msgId, "relationshipDid": relationship]
         if let meta = try body.optionalNested("metaData") {
-            if let name = try meta.optionalString("msgSenderName", maxLength: 1024) { data["msgSenderName"] = name }
-            let earlier = try meta.optionalString("msgType", maxLength: 256)
+            if let name = try meta.optionalString("msgSenderName", maxLength: 1024, emptyIsAbsent: true) { data["msgSenderName"] = name }
+            let earlier = try meta.optionalString("msgType", maxLength: 256, emptyIsAbsent: true)
             msgType = msgType ?? earlier
         }
         guard let msgType else { throw .invalid("msgType", "is required, at the top level or as metaData.msgType") }
@@ -77,10 +95,11 @@ enum SourceAdapters {
         let audience: Audience
         let context: [String: String]
         // The SDK's config object, `{id, type, value}`: its value when that is a com method
-        // Herald can push to (type 4), else the sponsee registered under its id.
+        // Herald can push to (type 3 or 4), else the sponsee registered under its id.
         let config = sponsee.hasPrefix("{") ? (try? JSONSerialization.jsonObject(with: Data(sponsee.utf8))) as? [String: Any] : nil
         let configId = (config?["id"] as? String).flatMap { TextLimits.fits($0, maximum: TextLimits.identifier) ? $0 : nil }
-        if let token = comMethod(sponsee) ?? ((config?["type"] as? Int) == 4 ? (config?["value"] as? String).flatMap(comMethod) : nil) {
+        let configPushes = [3, 4].contains(config?["type"] as? Int ?? 0)
+        if let token = comMethod(sponsee) ?? (configPushes ? (config?["value"] as? String).flatMap(comMethod) : nil) {
             // The token itself stays out of the context, which the event's status shows.
             audience = .tokens([token])
             context = ["comMethod": token.platform.rawValue.uppercased()]
@@ -89,22 +108,30 @@ enum SourceAdapters {
             // event's status says.
             let id = configId ?? sponsee
             audience = .users([id])
-            // For a type-3 sponsee, whose forward carries the message as Evernym sent it.
+            // For an app in webhook mode, whose forward carries the message as Evernym sent it.
             let sent = body.object.filter { Self.evernymFields.contains($0.key) }
             let text = (try? JSONSerialization.data(withJSONObject: sent, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
             context = ["sponseeId": id].merging(text.map { [DispatchRequest.WebhookForward.upstreamMessageKey: $0] } ?? [:]) { $1 }
         }
         return NotificationEvent(
-            id: eventId(.evernym, msgId), app: app, source: .evernym, kind: "message", occurredAt: now, audience: audience,
-            context: context, data: data)
+            id: evernymEventId(msgId: msgId, sponseeDetails: sponsee), app: app, source: .evernym, kind: "message", occurredAt: now,
+            audience: audience, context: context, data: data)
+    }
+
+    /// `evernym:<msgId>:<the first 8 bytes of SHA-256 over sponseeDetails, in hex>`: one event
+    /// per message and com method.
+    static func evernymEventId(msgId: String, sponseeDetails: String) -> String {
+        let digest = SHA256.hash(data: Data(sponseeDetails.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return eventId(.evernym, "\(msgId):\(digest)")
     }
 
     /// The fields of Evernym's forward, kept as sent for a type-3 sponsee's forward.
     static let evernymFields: Set = ["msgId", "msgType", "sponseeDetails", "relationshipDid", "metaData"]
 
     /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,
-    /// displayName}, message? {type: text|image|custom, text?}, recipients}`; the alert uses
-    /// the chat templates. Upstra sends no id (see the type's notes).
+    /// displayName}, message? {type, text?}, recipients}`; the alert uses the chat templates
+    /// (a text's body, "Image Message", "Special message" for any other type). Upstra sends
+    /// no id (see the type's notes).
     static func upstra(_ body: JSONFields, idempotencyKey: String?, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let kind = try body.oneOf("event", ["channel.created", "member.joined", "message.created"])
         let channel = try body.nested("channel")
@@ -118,8 +145,10 @@ enum SourceAdapters {
         var context = ["channelId": channelId, "actorId": actorId]
         var data = ["channelId": channelId, "actorId": actorId]
         if let message = try body.optionalNested("message") {
-            let type = try message.oneOf("type", ["text", "image", "custom"])
-            if let text = try message.optionalString("text", maxLength: 2048) { args["text"] = text }
+            // Any type: text and image have their own bodies, every other "Special message".
+            let type = try message.string("type", maxLength: 64)
+            // Any length: a text longer than the provider takes is shortened when the push is made.
+            if let text = try message.optionalString("text", maxLength: Int.max) { args["text"] = text }
             args["messageType"] = type
             context["messageType"] = type
             data["messageType"] = type

@@ -1,4 +1,5 @@
 import Console
+import Foundation
 import GatewayAPI
 import HeraldDomain
 import HeraldProviders
@@ -14,7 +15,7 @@ public enum GatewayService {
             let rpc = RPCClient(configuration: runtime.connection("rpc"))
             let gateway = Gateway(
                 apps: herald.apps, providers: herald.providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
-                rpc: rpc, logger: runtime.logger)
+                rpc: rpc, configuration: try Gateway.Configuration(environment: ProcessInfo.processInfo.environment), logger: runtime.logger)
             // Keys, apps and rate limits follow the apps file without a restart.
             let reloader = AppsReloader(
                 path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger,

@@ -53,46 +53,118 @@ public struct PayloadBuilder: Sendable {
         if device.platform == .webhook { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, provider: provider, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
+        let presentation = PushPresentation(source: delivery.source, kind: delivery.kind)
+        // An app's template `<source>.<kind>` is shown on every device, except for the kinds
+        // whose alert only an iPhone shows (below): Android's handler gets their data alone.
         let alert = try renderer.render(
-            delivery.alert ?? renderer.appAlert(source: delivery.source, kind: delivery.kind), locale: device.locale, context: delivery.context, data: delivery.data)
+            delivery.alert ?? (presentation.iOSAlertTemplate == nil ? renderer.appAlert(source: delivery.source, kind: delivery.kind) : nil),
+            locale: device.locale, context: delivery.context, data: delivery.data)
+        // The alert an iPhone shows for an event that brings none but must be seen (a sign-in
+        // request, an Evernym message): the app's template of that name, else Herald's.
+        let iOSOnlyAlert = try alert == nil ? presentation.iOSAlertTemplate.map { name throws(PayloadFailure) in
+            try renderer.render(.template(name: name, args: [:]), locale: device.locale, context: delivery.context, data: delivery.data)
+        } ?? nil : nil
         let recipient = try recipient(of: delivery)
         let isIOS = device.os == .ios
+        // A token whose system Herald does not know (an Evernym `FCM:` com method) may be an
+        // iPhone: the alert goes where only iOS reads it, and Android's handler gets the data.
+        let mayBeIOS = device.os == .other
 
         var request = DispatchRequest(
             deliveryId: delivery.deliveryId, eventId: delivery.eventId, app: delivery.app, kind: delivery.kind,
             platform: device.platform, deviceId: device.id, token: device.token, os: device.os, data: [:],
             ttlSeconds: ttl,
-            priority: delivery.options.priority ?? (delivery.options.critical ? .high : .normal),
-            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt, acceptedAt: delivery.acceptedAt)
+            priority: delivery.options.priority ?? (delivery.options.critical || (presentation.isChat && alert != nil) ? .high : .normal),
+            collapseKey: delivery.options.collapseKey, expiresAt: expiresAt, acceptedAt: delivery.acceptedAt,
+            category: presentation.category)
 
-        for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
-            let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
-            guard let recipient else {
-                try checkDataKeys(delivery.data, provider: provider, inClear: true)
-                request.data = plain
-                request.notification = alert
-                request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: false, contentAvailable: alert == nil) : nil
-                if isIOS && delivery.source.iOSDecodesInExtension {
-                    // The app's extension decodes every push: an alert push it can see, never a silent one.
-                    request.notification = try alert ?? renderer.render(
-                        .template(name: TemplateRenderer.placeholderTemplate, args: [:]), locale: device.locale, context: [:], data: [:])
-                    request.ios = DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false)
+        // Every variant with the alert as it is first; only when none fits, with a long alert
+        // text shortened (a chat message's text is the payload, the data only ids).
+        for shortening in [false, true] {
+            for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
+                let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
+                guard let recipient else {
+                    try checkDataKeys(delivery.data, provider: provider, inClear: true)
+                    request.data = plain
+                    var shown = isIOS ? alert ?? iOSOnlyAlert : alert
+                    request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: iOSOnlyAlert != nil, contentAvailable: shown == nil) : nil
+                    if isIOS && delivery.source.iOSDecodesInExtension {
+                        // The app's extension decodes every push: an alert push it can see, never a silent one.
+                        shown = try shown ?? renderer.render(
+                            .template(name: TemplateRenderer.placeholderTemplate, args: [:]), locale: device.locale, context: [:], data: [:])
+                        request.ios = DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false)
+                    }
+                    if mayBeIOS, let iOSOnlyAlert {
+                        request.ios = DispatchRequest.IOSHints(mutableContent: true, alert: iOSOnlyAlert)
+                    }
+                    present(&request, presentation, shows: alert ?? iOSOnlyAlert)
+                    guard let fitting = Self.fitting(shown, shortening: shortening, { alert in
+                        request.notification = alert
+                        return provider.fits(request, now: now)
+                    }) else { continue }
+                    request.notification = fitting
+                    return .dispatch(request, variant: variant, scheme: nil)
                 }
-                if provider.fits(request, now: now) { return .dispatch(request, variant: variant, scheme: nil) }
-                continue
+                // Measure with a stand-in of the exact length, encrypt only the variant that fits.
+                request.notification = isIOS ? try renderer.render(.template(name: TemplateRenderer.encryptedTemplate, args: [:]), locale: device.locale, context: [:], data: [:]) : nil
+                request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false) : nil
+                present(&request, presentation, shows: alert ?? iOSOnlyAlert)
+                guard let fitting = Self.fitting(alert, shortening: shortening, { alert in
+                    let count = Self.plaintext(plain, alert: alert).count
+                    request.data = ["herald": DataMap.version, "enc": recipient.scheme, "kid": recipient.keyId,
+                                    "payload": String(repeating: "A", count: recipient.payloadLength(plaintextCount: count))]
+                    return provider.fits(request, now: now)
+                }) else { continue }
+                let plaintext = Self.plaintext(plain, alert: fitting)
+                request.data["payload"] = try recipient.encrypt(plaintext)
+                return .dispatch(request, variant: variant, scheme: recipient.scheme)
             }
-            let plaintext = Self.plaintext(plain, alert: alert)
-            // Measure with a stand-in of the exact length, encrypt only the variant that fits.
-            request.data = ["herald": DataMap.version, "enc": recipient.scheme, "kid": recipient.keyId,
-                            "payload": String(repeating: "A", count: recipient.payloadLength(plaintextCount: plaintext.count))]
-            request.notification = isIOS ? try renderer.render(.template(name: TemplateRenderer.encryptedTemplate, args: [:]), locale: device.locale, context: [:], data: [:]) : nil
-            request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: true, contentAvailable: false) : nil
-            guard provider.fits(request, now: now) else { continue }
-            request.data["payload"] = try recipient.encrypt(plaintext)
-            return .dispatch(request, variant: variant, scheme: recipient.scheme)
         }
         throw PayloadFailure(.tooBig, "the payload exceeds the \(device.platform.rawValue) limit even as \(DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData).last!.rawValue)")
     }
+
+    /// The presentation's hints on an iPhone's request that `shows` an alert of its event
+    /// (not a placeholder): its interruption level and sound.
+    private func present(_ request: inout DispatchRequest, _ presentation: PushPresentation, shows alert: DispatchRequest.Notification?) {
+        guard alert != nil, var hints = request.ios, !hints.contentAvailable else { return }
+        hints.interruptionLevel = presentation.interruptionLevel
+        hints.sound = presentation.sound
+        request.ios = hints
+    }
+
+    /// The alert with which the push fits its provider (`fits`, which the last call leaves
+    /// the request measured with): `alert` as it is, or with `shortening` its body cut to
+    /// fit; `.some(nil)` for a push without an alert that fits, nil when nothing fits.
+    static func fitting(
+        _ alert: DispatchRequest.Notification?, shortening: Bool, _ fits: (DispatchRequest.Notification?) -> Bool
+    ) -> DispatchRequest.Notification?? {
+        guard shortening else { return fits(alert) ? .some(alert) : nil }
+        guard let alert, let body = alert.body, let shortened = shortened(alert, body: body, fits: { fits($0) }) else { return nil }
+        _ = fits(shortened)
+        return .some(shortened)
+    }
+
+    /// `alert` with the longest beginning of `body` that fits, cut on a character boundary
+    /// and ended with an ellipsis; nil when not even the ellipsis alone fits.
+    static func shortened(
+        _ alert: DispatchRequest.Notification, body: String, fits: (DispatchRequest.Notification) -> Bool
+    ) -> DispatchRequest.Notification? {
+        let characters = Array(body)
+        func candidate(_ count: Int) -> DispatchRequest.Notification {
+            DispatchRequest.Notification(title: alert.title, body: String(characters[..<count]) + ellipsis)
+        }
+        guard fits(candidate(0)) else { return nil }
+        // The longest count that fits: fits(lower) holds, fits(upper) does not.
+        var lower = 0, upper = characters.count
+        while upper - lower > 1 {
+            let middle = (lower + upper) / 2
+            if fits(candidate(middle)) { lower = middle } else { upper = middle }
+        }
+        return candidate(lower)
+    }
+
+    /// What ends a shortened text.
+    static let ellipsis = "\u{2026}"
 
     /// A webhook delivery: the event's data and context as they are, and the alert rendered
     /// for the recipient's locale, never encrypted (the tenant's own server is the

@@ -4,26 +4,34 @@ import ServiceKit
 
 /// Renders an alert for a device: a literal alert as given, or a template chosen by name
 /// and the device's locale, with `{placeholder}`s filled from the alert's arguments, then
-/// the event's context, then its data.
+/// the event's context, then its data. A title that renders empty is left out.
 ///
 /// Lookup, for template `name` and locale `et-EE`: the app's templates for `et-EE`, `et`,
 /// `default`, `en`; then Herald's built-in template. With an argument `messageType`
-/// (`image`, `custom`), `name.messageType` is looked up first, so an image message can
-/// have its own text.
+/// (`image`, `file`, ...), `name.messageType` is looked up first, so an image message can
+/// have its own text, then (for any type but `text`) `name.other`: Upstra's "Special
+/// message" for a message that is neither text nor image.
 public struct TemplateRenderer: Sendable {
     public typealias Template = AppConfiguration.Template
 
-    /// Herald's own templates: the chat defaults, the neutral alert of encrypted iOS pushes,
-    /// and the placeholder of extension-decoded ones.
+    /// Herald's own templates: the chat defaults, the alerts an iPhone shows for a sign-in
+    /// request and an Evernym message (see `PushPresentation`), the neutral alert of
+    /// encrypted iOS pushes, and the placeholder of extension-decoded ones.
     public static let builtIn: [String: Template] = [
         "channel.created": Template(title: "{channel}", body: "You're now member of {channel}!"),
         "member.joined": Template(title: "{user}", body: "{user} has joined {channel}"),
         "message.created": Template(title: "{user} ({channel})", body: "{text}"),
         "message.created.image": Template(title: "{user} ({channel})", body: "Image Message"),
-        "message.created.custom": Template(title: "{user} ({channel})", body: "Special message"),
+        "message.created.\(otherType)": Template(title: "{user} ({channel})", body: "Special message"),
+        "smartid.auth": Template(title: nil, body: "{requestor}: confirm your sign-in"),
+        "smartid.sign": Template(title: nil, body: "{requestor}: sign a document"),
+        "evernym.message": Template(title: "{msgSenderName}", body: "New message"),
         encryptedTemplate: Template(title: nil, body: "New notification"),
         placeholderTemplate: Template(title: nil, body: "New notification"),
     ]
+
+    /// The variant of a template for a message of any type but text and those with their own.
+    public static let otherType = "other"
 
     /// The template name of the neutral alert shown on iOS for an encrypted push; apps can
     /// override it like any other template.
@@ -50,14 +58,14 @@ public struct TemplateRenderer: Sendable {
         case .template(let name, let args):
             var names = [name]
             if let type = args["messageType"] ?? context["messageType"] ?? data["messageType"], !type.isEmpty {
-                names.insert("\(name).\(type)", at: 0)
+                names.insert(contentsOf: ["\(name).\(type)"] + (type == "text" ? [] : ["\(name).\(Self.otherType)"]), at: 0)
             }
             guard let template = names.lazy.compactMap({ self.template(named: $0, locale: locale) }).first else {
                 throw PayloadFailure(.unknownTemplate, "no template \"\(name)\" for locale \(locale ?? "-") in the app's configuration or Herald's built-ins")
             }
             func value(_ key: String) -> String? { args[key] ?? context[key] ?? data[key] }
             return DispatchRequest.Notification(
-                title: template.title.map { Self.fill($0, value) },
+                title: template.title.map { Self.fill($0, value) }.flatMap { $0.isEmpty ? nil : $0 },
                 body: template.body.map { Self.fill($0, value) })
         }
     }

@@ -7,7 +7,7 @@ import ServiceKit
 /// queries: users → their devices (and Evernym sponsees' com methods); push ids → the
 /// devices listing them; device ids; direct tokens; an email address → its owner's devices,
 /// with the address's key attached. The deliveries of an app in webhook mode (one per user,
-/// see `forwards`), and of type-3 sponsees, are routed to the webhook dispatcher.
+/// see `forwards`) are routed to the webhook dispatcher.
 public struct AudienceResolver: Sendable {
     let store: any AudienceStore
     /// Apps whose every delivery is forwarded to their webhook.
@@ -58,7 +58,8 @@ public struct AudienceResolver: Sendable {
         case .users(let users):
             let devices = users.flatMap { directory.devices(app: app, user: $0) }
             let sponsees = users.compactMap { directory.sponsee(app: app, id: $0) }
-            recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap(Self.target).map { Recipient(device: $0) }
+            let forwardsAll = webhookApps.contains(app)
+            recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap { Self.target($0, forwardsAll: forwardsAll) }.map { Recipient(device: $0) }
         case .pushIds(let pushIds):
             recipients = pushIds.flatMap { directory.devices(app: app, pushId: $0) }.map { Recipient(device: $0) }
         case .devices(let ids):
@@ -137,27 +138,29 @@ public struct AudienceResolver: Sendable {
 
     static let sponseePrefix = "sponsee:"
 
-    /// A token addressed without a registered device; its id is derived from the token.
+    /// A token addressed without a registered device; its id is derived from the token. Its
+    /// system is unknown (`other`): an Evernym `FCM:` com method may be an Android phone or
+    /// an iPhone on Firebase, and the push is made for both.
     static func direct(_ token: DirectToken) -> DeviceTarget {
         DeviceTarget(id: "token:\(token.platform.rawValue):\(Delivery.makeId(app: "", eventId: "", deviceId: token.token))",
-                     platform: token.platform, token: token.token, os: .android)
+                     platform: token.platform, token: token.token, os: .other)
     }
 
-    /// A sponsee's com method as a target: type 4 pushes to its FCM token; type 3 goes to the
-    /// sponsor's endpoint (the app's webhook) through the webhook dispatcher, carrying the
-    /// com method's value, opaque to Herald, as `sponseeDetails`.
-    static func target(_ sponsee: Sponsee) -> DeviceTarget? {
+    /// A sponsee's com method as a target. Types 3 ("Forward Push": Verity forwards, Herald
+    /// pushes) and 4 ("Sponsor Push": Verity pushes itself with the sponsor's key, and a
+    /// forward that reaches Herald anyway is pushed too) both push to the token the value
+    /// names (`FCM:<token>`), its system unknown. A value that names none is for the
+    /// sponsor's own server: forwarded, opaque to Herald, as `sponseeDetails` when the app
+    /// forwards everything (webhook mode); else nobody is reached.
+    static func target(_ sponsee: Sponsee, forwardsAll: Bool) -> DeviceTarget? {
         let id = sponseePrefix + sponsee.sponseeId
-        switch sponsee.type {
-        case 4 where sponsee.value.utf8.starts(with: "FCM:".utf8):
-            // By bytes: "FCM:" and a combining mark after it are one Character.
-            return DeviceTarget(id: id, platform: .fcm, token: String(decoding: sponsee.value.utf8.dropFirst(4), as: UTF8.self), os: .android, userId: sponsee.sponseeId)
-        case 3:
-            return DeviceTarget(
-                id: id, platform: .webhook, token: "", os: .other, userId: sponsee.sponseeId,
-                recipient: WebhookRecipient(sponseeId: sponsee.sponseeId, sponseeDetails: sponsee.value))
-        default:
-            return nil
+        guard sponsee.type == 3 || sponsee.type == 4 else { return nil }
+        if let token = DirectToken(comMethod: sponsee.value) {
+            return DeviceTarget(id: id, platform: token.platform, token: token.token, os: .other, userId: sponsee.sponseeId)
         }
+        guard forwardsAll else { return nil }
+        return DeviceTarget(
+            id: id, platform: .webhook, token: "", os: .other, userId: sponsee.sponseeId,
+            recipient: WebhookRecipient(sponseeId: sponsee.sponseeId, sponseeDetails: sponsee.value))
     }
 }

@@ -44,8 +44,9 @@ public struct RegistrationCommands: Sendable {
             switch unregistration.result {
             case .removed: return RegistrationReply(removed: true, detail: unregistration.detail)
             case .noDevice: throw CommandError(code: "device-not-found", detail: unregistration.detail, status: 404)
-            // Kept: an answer of success would tell the caller it is gone.
-            case .anotherUsers: throw CommandError(code: "device-of-another-user", detail: unregistration.detail, status: 409)
+            // Upstra's unregister: with a user id, the device is removed only if it is that
+            // user's; "no action is taken otherwise", and the call succeeds (removed: false).
+            case .anotherUsers: return RegistrationReply(removed: false, detail: unregistration.detail)
             }
         case .registerSmartIDDevice(let app, let token, let os, let platform, let profileIds):
             guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
@@ -85,15 +86,13 @@ public struct RegistrationCommands: Sendable {
             return RegistrationReply(stats: try await store.stats(app: app, since: since, until: until))
         case .setSponsee(let app, let sponseeId, let type, let value):
             try Self.check(sponseeId, "id")
-            switch type {
-            case 4:
-                guard value.utf8.starts(with: "FCM:".utf8), value.utf8.count > 4 else {
-                    throw CommandError(code: "invalid-value", detail: "value: a type 4 com method is FCM:<token>")
-                }
-            case 3:
-                guard !value.isEmpty else { throw CommandError(code: "invalid-value", detail: "value: a type 3 com method names the sponsor's endpoint") }
-            default:
-                throw CommandError(code: "invalid-type", detail: "type: 3 (forward to the sponsor) or 4 (push), not \(type)")
+            // Both types are pushed to the com method in value (the gateway checked that it
+            // names a provider the app has, unless the app forwards everything to its server).
+            guard type == 3 || type == 4 else {
+                throw CommandError(code: "invalid-type", detail: "type: 3 (Verity forwards, Herald pushes) or 4 (Verity pushes), not \(type)")
+            }
+            guard TextLimits.fits(value, maximum: TextLimits.long) else {
+                throw CommandError(code: "invalid-value", detail: "value: the com method, e.g. FCM:<token>, 1 to \(TextLimits.long) characters")
             }
             return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
         }

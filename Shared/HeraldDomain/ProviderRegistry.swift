@@ -49,13 +49,9 @@ public struct ProviderRegistry: Sendable {
     /// when devices of that provider register, `app` has its account and the token is one
     /// the provider takes; nil otherwise.
     public func comMethodToken(_ value: String, app: AppConfiguration?) -> DirectToken? {
-        guard let colon = value.firstIndex(of: ":") else { return nil }
-        let prefix = String(value[..<colon])
-        let token = String(value[value.index(after: colon)...])
-        guard prefix == prefix.uppercased(), let platform = Platform(rawValue: prefix.lowercased()),
-              self[platform]?.registersDevices == true, serves(platform, app: app),
-              !token.isEmpty, tokenProblem(token, platform: platform) == nil else { return nil }
-        return DirectToken(platform: platform, token: token)
+        guard let direct = DirectToken(comMethod: value), self[direct.platform]?.registersDevices == true, serves(direct.platform, app: app),
+              tokenProblem(direct.token, platform: direct.platform) == nil else { return nil }
+        return direct
     }
 
     /// The system of a device registered with `platform` that names none: the provider's

@@ -21,6 +21,10 @@ public struct DispatchRequest: Contract, Hashable {
     public var collapseKey: String?
     /// iOS-specific hints (APNs fields carried through FCM or HMS).
     public var ios: IOSHints?
+    /// What kind of alert this is, for a provider that classifies alerts (Push Kit's
+    /// `android.notification.category`: `IM` for chat, `ACCOUNT` for a sign-in); nil for
+    /// none, which Push Kit counts as marketing.
+    public var category: String?
     /// After this instant the delivery is pointless: it is dropped with outcome `expired`.
     public var expiresAt: Date?
     /// 1 for the first attempt, incremented by each retry.
@@ -54,7 +58,7 @@ public struct DispatchRequest: Contract, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case deliveryId, eventId, app, kind, platform, deviceId, token, os, data, notification, ttlSeconds, priority,
-             collapseKey, ios, expiresAt, attempt, firstAttemptAt, notBefore, forward, acceptedAt
+             collapseKey, ios, category, expiresAt, attempt, firstAttemptAt, notBefore, forward, acceptedAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -73,6 +77,7 @@ public struct DispatchRequest: Contract, Hashable {
         priority = try c.decode(Priority.self, forKey: .priority)
         collapseKey = try c.decodeIfPresent(String.self, forKey: .collapseKey)
         ios = try c.decodeIfPresent(IOSHints.self, forKey: .ios)
+        category = try c.decodeIfPresent(String.self, forKey: .category)
         expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
         attempt = try c.decode(Int.self, forKey: .attempt)
         firstAttemptAt = try c.decodeIfPresent(Date.self, forKey: .firstAttemptAt)
@@ -90,8 +95,9 @@ public struct DispatchRequest: Contract, Hashable {
         notification: Notification? = nil, ttlSeconds: Int? = nil, priority: Priority = .normal,
         collapseKey: String? = nil, ios: IOSHints? = nil, expiresAt: Date? = nil,
         attempt: Int = 1, firstAttemptAt: Date? = nil, forward: WebhookForward? = nil, notBefore: Date? = nil,
-        acceptedAt: Date? = nil
+        acceptedAt: Date? = nil, category: String? = nil
     ) {
+        self.category = category
         self.deliveryId = deliveryId
         self.eventId = eventId
         self.app = app
@@ -144,13 +150,27 @@ public struct DispatchRequest: Contract, Hashable {
     }
 
     /// Fields an iOS device needs: `mutable-content` lets a notification service extension
-    /// decrypt and rewrite an encrypted push.
+    /// decrypt and rewrite an encrypted push; `interruption-level` and `sound` say how the
+    /// alert is shown.
     public struct IOSHints: Codable, Sendable, Hashable {
         public var mutableContent: Bool
         public var contentAvailable: Bool
-        public init(mutableContent: Bool = false, contentAvailable: Bool = false) {
+        /// The alert only an iOS device shows, for a token whose system Herald does not know
+        /// (an Evernym `FCM:` com method): FCM's `apns` block carries it, while Android's
+        /// handler gets the data alone (no top-level `notification`).
+        public var alert: Notification?
+        /// `aps.interruption-level`: `time-sensitive` for a sign-in or signing request, which
+        /// breaks through Focus.
+        public var interruptionLevel: String?
+        /// `aps.sound`: `default` for a chat message.
+        public var sound: String?
+
+        public init(mutableContent: Bool = false, contentAvailable: Bool = false, alert: Notification? = nil, interruptionLevel: String? = nil, sound: String? = nil) {
             self.mutableContent = mutableContent
             self.contentAvailable = contentAvailable
+            self.alert = alert
+            self.interruptionLevel = interruptionLevel
+            self.sound = sound
         }
     }
 }

@@ -14,6 +14,7 @@ extension DispatchRequest: JSONReadable {
         var priority = Priority.normal
         var collapseKey: String?
         var ios: IOSHints?
+        var category: String?
         var expiresAt: Date?, firstAttemptAt: Date?, notBefore: Date?, acceptedAt: Date?
         var attempt = 1
         var forward: WebhookForward?
@@ -39,6 +40,7 @@ extension DispatchRequest: JSONReadable {
             case "forward": try seen.insert(17); forward = try json.optional { try WebhookForward(reading: &$0) }
             case "notBefore": try seen.insert(18); notBefore = try json.optional { try $0.timestamp() }
             case "acceptedAt": try seen.insert(19); acceptedAt = try json.optional { try $0.timestamp() }
+            case "category": try seen.insert(20); category = try json.optional { try $0.string() }
             default: try json.skip()
             }
         }
@@ -48,7 +50,7 @@ extension DispatchRequest: JSONReadable {
             deliveryId: deliveryId, eventId: eventId, app: app, kind: kind, platform: platform, deviceId: deviceId,
             token: token, os: os, data: data, notification: notification, ttlSeconds: ttlSeconds, priority: priority,
             collapseKey: collapseKey, ios: ios, expiresAt: expiresAt, attempt: attempt, firstAttemptAt: firstAttemptAt,
-            forward: forward, notBefore: notBefore, acceptedAt: acceptedAt)
+            forward: forward, notBefore: notBefore, acceptedAt: acceptedAt, category: category)
     }
 
     /// The request's JSON, written directly; its bytes equal `HeraldJSON.encode(self)`.
@@ -58,6 +60,7 @@ extension DispatchRequest: JSONReadable {
         if let acceptedAt { json.key("acceptedAt"); json.timestamp(acceptedAt) }
         json.key("app"); json.string(app)
         json.key("attempt"); json.int(attempt)
+        if let category { json.key("category"); json.string(category) }
         if let collapseKey { json.key("collapseKey"); json.string(collapseKey) }
         json.key("data"); json.stringMap(data)
         json.key("deliveryId"); json.string(deliveryId)
@@ -77,8 +80,11 @@ extension DispatchRequest: JSONReadable {
         if let ios {
             json.key("ios")
             json.beginObject()
+            if let alert = ios.alert { json.key("alert"); json.titleAndBody(title: alert.title, body: alert.body) }
             json.key("contentAvailable"); json.bool(ios.contentAvailable)
+            if let level = ios.interruptionLevel { json.key("interruptionLevel"); json.string(level) }
             json.key("mutableContent"); json.bool(ios.mutableContent)
+            if let sound = ios.sound { json.key("sound"); json.string(sound) }
             json.endObject()
         }
         json.key("kind"); json.string(kind)
@@ -116,15 +122,19 @@ extension DispatchRequest.IOSHints: JSONReadable {
     public init(reading json: inout JSONReader) throws {
         var seen = MemberSet()
         var mutableContent = false, contentAvailable = false
+        var alert: DispatchRequest.Notification?, interruptionLevel: String?, sound: String?
         try json.object { key, json in
             switch key {
             case "mutableContent": try seen.insert(0); mutableContent = try json.bool()
             case "contentAvailable": try seen.insert(1); contentAvailable = try json.bool()
+            case "alert": try seen.insert(2); alert = try json.optional { try DispatchRequest.Notification(reading: &$0) }
+            case "interruptionLevel": try seen.insert(3); interruptionLevel = try json.optional { try $0.string() }
+            case "sound": try seen.insert(4); sound = try json.optional { try $0.string() }
             default: try json.skip()
             }
         }
         try seen.require(0, 1)
-        self.init(mutableContent: mutableContent, contentAvailable: contentAvailable)
+        self.init(mutableContent: mutableContent, contentAvailable: contentAvailable, alert: alert, interruptionLevel: interruptionLevel, sound: sound)
     }
 }
 

@@ -152,6 +152,19 @@ public struct DirectToken: Codable, Sendable, Hashable {
         self.platform = platform
         self.token = token
     }
+
+    /// The token an Evernym com method's value names: the platform's name in capitals, a
+    /// colon, the token (`FCM:<token>`, `HMS:<token>`); nil for any other value. Whether the
+    /// platform runs here and takes the token is the provider registry's to say.
+    public init?(comMethod value: String) {
+        // By bytes: a colon and a combining mark after it are one Character.
+        let bytes = Array(value.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let prefix = String(decoding: bytes[..<colon], as: UTF8.self)
+        let token = String(decoding: bytes[(colon + 1)...], as: UTF8.self)
+        guard prefix == prefix.uppercased(), let platform = Platform(rawValue: prefix.lowercased()), !token.isEmpty else { return nil }
+        self.init(platform: platform, token: token)
+    }
 }
 
 /// The alert shown to the user: a server-side template with arguments, or a literal title and body.

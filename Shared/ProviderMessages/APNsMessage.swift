@@ -28,8 +28,14 @@ public struct APNsMessage: Sendable {
         body = Self.body(request)
     }
 
+    /// The alert an iOS device shows: the push's own, else the one only iOS shows (a token
+    /// whose system Herald does not know, see `IOSHints.alert`).
+    public static func alert(_ request: DispatchRequest) -> DispatchRequest.Notification? {
+        request.notification ?? request.ios?.alert
+    }
+
     /// Whether a push is silent: no visible alert, so it wakes the app in the background.
-    public static func isBackground(_ request: DispatchRequest) -> Bool { request.notification == nil }
+    public static func isBackground(_ request: DispatchRequest) -> Bool { alert(request) == nil }
 
     /// The headers APNs reads from any sender, FCM's `apns.headers` included: push type,
     /// priority (10 for an alert, to be shown at once; 5 for a background push, as Apple
@@ -82,7 +88,8 @@ public struct APNsMessage: Sendable {
     }
 
     /// The body: `aps` (the alert, `mutable-content: 1` for a push the notification service
-    /// extension opens, `content-available: 1` for a silent one) and the data map's keys.
+    /// extension opens, `content-available: 1` for a silent one, the interruption level and
+    /// sound) and the data map's keys.
     public static func body(_ request: DispatchRequest) -> Data {
         let hints = request.ios ?? DispatchRequest.IOSHints()
         let background = isBackground(request)
@@ -94,12 +101,14 @@ public struct APNsMessage: Sendable {
             json.key(key)
             guard key == reservedDataKey else { json.string(request.data[key]!); continue }
             json.beginObject()
-            if let notification = request.notification {
+            if let alert = alert(request) {
                 json.key("alert")
-                json.titleAndBody(title: notification.title, body: notification.body)
+                json.titleAndBody(title: alert.title, body: alert.body)
             }
             if hints.contentAvailable || background { json.key("content-available"); json.int(1) }
+            if let level = hints.interruptionLevel, !background { json.key("interruption-level"); json.string(level) }
             if hints.mutableContent { json.key("mutable-content"); json.int(1) }
+            if let sound = hints.sound, !background { json.key("sound"); json.string(sound) }
             json.endObject()
         }
         json.endObject()

@@ -43,10 +43,16 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
     }
 
     public struct APS: Encodable, Sendable, Hashable {
+        /// Only for an alert iOS alone shows (`IOSHints.alert`): a top-level `notification`
+        /// is FCM's to map into `aps` itself.
+        public var alert: Notification? = nil
         public var mutableContent: Int? = nil
         public var contentAvailable: Int? = nil
+        public var interruptionLevel: String? = nil
+        public var sound: String? = nil
         enum CodingKeys: String, CodingKey {
-            case mutableContent = "mutable-content", contentAvailable = "content-available"
+            case alert, mutableContent = "mutable-content", contentAvailable = "content-available",
+                 interruptionLevel = "interruption-level", sound
         }
     }
 
@@ -61,13 +67,17 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
             collapseKey: request.collapseKey,
             priority: request.priority == .high ? "HIGH" : "NORMAL",
             ttl: ttl.map { "\($0)s" })
-        if request.os == .ios {
+        // An iOS device's push, or one whose device may be an iPhone (an alert only iOS shows).
+        if request.os == .ios || request.ios?.alert != nil {
             let hints = request.ios ?? DispatchRequest.IOSHints()
-            let background = request.notification == nil
+            let background = APNsMessage.isBackground(request)
             let headers = Dictionary(APNsMessage.headers(request, now: now).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
             let aps = APS(
+                alert: request.notification == nil ? hints.alert.map { Notification(title: $0.title, body: $0.body) } : nil,
                 mutableContent: hints.mutableContent ? 1 : nil,
-                contentAvailable: hints.contentAvailable || background ? 1 : nil)
+                contentAvailable: hints.contentAvailable || background ? 1 : nil,
+                interruptionLevel: background ? nil : hints.interruptionLevel,
+                sound: background ? nil : hints.sound)
             apns = APNs(headers: headers, payload: aps == APS() ? nil : Payload(aps: aps))
         }
     }
@@ -130,8 +140,11 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
                 json.beginObject()
                 json.key("aps")
                 json.beginObject()
+                if let alert = payload.aps.alert { json.key("alert"); json.titleAndBody(title: alert.title, body: alert.body) }
                 if let value = payload.aps.contentAvailable { json.key("content-available"); json.int(value) }
+                if let value = payload.aps.interruptionLevel { json.key("interruption-level"); json.string(value) }
                 if let value = payload.aps.mutableContent { json.key("mutable-content"); json.int(value) }
+                if let value = payload.aps.sound { json.key("sound"); json.string(value) }
                 json.endObject()
                 json.endObject()
             }
@@ -144,6 +157,21 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         }
         json.key("token"); json.string(token)
         json.endObject()
+    }
+
+    /// What FCM adds to the APNs body it makes of a message (`gcm.message_id`, `google.c.*`
+    /// keys), kept free below Apple's limit.
+    public static let apnsOverhead = 128
+
+    /// Whether `request` fits FCM's limits: the data map's keys and values and the
+    /// notification's title and body at most 4,096 bytes; and for a push an iPhone may get
+    /// (an iOS device's, or one with an alert only iOS shows), the APNs body FCM makes of it
+    /// (the alert, `aps`, the data escaped as JSON, FCM's own keys) within Apple's 4,096.
+    public static func fits(_ request: DispatchRequest) -> Bool {
+        let notification = request.notification.map { ($0.title?.utf8.count ?? 0) + ($0.body?.utf8.count ?? 0) } ?? 0
+        guard dataSize(request.data) + notification <= dataLimit else { return false }
+        guard request.os == .ios || request.ios?.alert != nil else { return true }
+        return APNsMessage.size(request) + apnsOverhead <= APNsMessage.payloadLimit
     }
 
     /// The bytes FCM counts against its limit: the keys and values of the data map.

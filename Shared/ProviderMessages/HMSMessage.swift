@@ -32,10 +32,14 @@ public struct HMSMessage: Encodable, Sendable, Hashable {
         }
     }
 
-    /// Push Kit needs a click action on notification messages; type 3 opens the app.
+    /// Push Kit needs a click action on notification messages; type 3 opens the app. A
+    /// classified alert (`category`, e.g. `IM` or `ACCOUNT`, with importance `NORMAL`) is not
+    /// counted as marketing, which Push Kit shows silently and caps at a few a day.
     public struct AndroidNotification: Encodable, Sendable, Hashable {
         public var clickAction: ClickAction
-        enum CodingKeys: String, CodingKey { case clickAction = "click_action" }
+        public var category: String?
+        public var importance: String?
+        enum CodingKeys: String, CodingKey { case clickAction = "click_action", category, importance }
     }
 
     public struct ClickAction: Encodable, Sendable, Hashable {
@@ -53,7 +57,8 @@ public struct HMSMessage: Encodable, Sendable, Hashable {
             urgency: request.priority == .high ? "HIGH" : "NORMAL",
             ttl: FCMMessage.remainingTTL(request, now: now).map { "\($0)s" },
             biTag: biTag ?? request.deliveryId,
-            notification: request.notification == nil ? nil : AndroidNotification(clickAction: ClickAction(type: 3)))
+            notification: request.notification == nil ? nil : AndroidNotification(
+                clickAction: ClickAction(type: 3), category: request.category, importance: request.category == nil ? nil : "NORMAL"))
         token = tokens ?? [request.token]
     }
 

@@ -62,6 +62,7 @@ final class GatewayFixture: Sendable {
                   - { id: unscoped, sha256: \(Self.sha(Self.keys["unscoped"]!)) }
                   - { id: events, sha256: \(Self.sha(Self.keys["events"]!)), scopes: [events] }
                   - { id: devices, sha256: \(Self.sha(Self.keys["devices"]!)), scopes: [devices] }
+                fcm: { serviceAccountFile: /nonexistent/service-account.json }
                 \(rateLimits.map { "rateLimits: \($0)" } ?? "")
                 \(defaultTTL.map { "defaultTTL: \($0)" } ?? "")
               other-\(id):

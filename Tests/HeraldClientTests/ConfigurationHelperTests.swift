@@ -12,11 +12,21 @@ struct ConfigurationHelperTests {
         configuration.setNotificationsEnabled(true, forSudoWithId: "s1")
         #expect(!configuration.areNotificationsEnabled(forEmailAddressWithId: "a1") && configuration.areNotificationsEnabled(forEmailAddressWithId: "a2"))
         #expect(configuration.areNotificationsEnabled(forSudoWithId: "s1"))
-        // What Preferences decides for an email of that address in that Sudo: the later entry wins.
-        #expect(configuration.isEnabled(service: "sudo-email", context: ["sudoId": "s1", "emailAddressId": "a1"]))
+        // What Preferences decides for an email of that address in that Sudo: the address's
+        // entry is the more specific, though the Sudo's was set after it.
+        #expect(!configuration.isEnabled(service: "sudo-email", context: ["sudoId": "s1", "emailAddressId": "a1"]))
         configuration.setNotificationsEnabled(false, forEmailAddressWithId: "a1")
         #expect(!configuration.isEnabled(service: "sudo-email", context: ["sudoId": "s1", "emailAddressId": "a1"]))
         #expect(configuration.entries.count == 3, "a rule's entry is replaced, not added again")
+    }
+
+    @Test func anAddressSwitchedOnStaysOnWhenItsSudoIsSwitchedOffAfterIt() {
+        var configuration = NotificationConfiguration()
+        configuration.initEmailNotifications()
+        configuration.setNotificationsEnabled(true, forEmailAddressWithId: "a1")
+        configuration.setNotificationsEnabled(false, forSudoWithId: "s1")
+        #expect(configuration.isEnabled(service: "sudo-email", context: ["sudoId": "s1", "emailAddressId": "a1"]))
+        #expect(!configuration.isEnabled(service: "sudo-email", context: ["sudoId": "s1", "emailAddressId": "a2"]), "the Sudo's other addresses follow the Sudo")
     }
 
     @Test func theHelpersKeepOtherServicesEntries() throws {

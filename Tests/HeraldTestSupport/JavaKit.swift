@@ -179,7 +179,8 @@ public enum JavaKit {
             case "sign": type = .signing
             case let other: throw TestFailure("unknown request type \(other)")
             }
-            return .authenticationRequest(AuthenticationRequest(type: type, messageId: try r.string("messageId"), requestor: try r.optionalString("requestor")))
+            return .authenticationRequest(AuthenticationRequest(
+                type: type, messageId: try r.string("messageId"), requestor: try r.optionalString("requestor"), pushId: try r.optionalString("pushId")))
         case "sponsorMessage":
             return .sponsorMessage(SponsorMessage(
                 msgId: try r.string("msgId"), msgType: try r.optionalString("msgType"), relationshipDid: try r.optionalString("relationshipDid"),

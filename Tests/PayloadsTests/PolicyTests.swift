@@ -65,7 +65,8 @@ struct PolicyTests {
         }
         #expect(android.notification == nil && android.ios == nil)
         #expect(ios.notification == .init(title: nil, body: "New notification"))
-        #expect(ios.ios == .init(mutableContent: true, contentAvailable: false))
+        // A chat message: with the default sound.
+        #expect(ios.ios == .init(mutableContent: true, contentAvailable: false, sound: "default"))
         let plaintext = try WebPushEncryption.decrypt(Base64URL.decode(ios.data["payload"]!)!, privateKey: S.devicePrivateKey, authSecret: S.deviceAuth)
         let object = try JSONSerialization.jsonObject(with: plaintext) as? [String: Any]
         #expect(object?["alert"] as? [String: String] == ["title": "Ann (Design)", "body": "Lunch at 12?"])
@@ -105,23 +106,37 @@ struct PolicyTests {
     }
 
     @Test func anEventWithoutAnAlertGetsTheAppsTemplateForItsSourceAndKind() throws {
-        var delivery = S.evernymMessage(S.device(.fcm, os: .android))
+        var delivery = S.webcomValue(S.device(.fcm, os: .android))
         delivery.alert = nil
-        delivery.kind = "message"
-        let apps = AppsConfiguration(apps: ["verity": AppConfiguration(templates: [
-            "evernym.message": ["default": .init(title: "{msgSenderName}", body: "{msgSenderName} sent you a {msgType}")],
+        let apps = AppsConfiguration(apps: ["webcom": AppConfiguration(templates: [
+            "webcom.value.changed": ["default": .init(title: "{path}", body: "{path} changed")],
         ])])
         guard case .dispatch(let request, _, _) = Self.decision(delivery, apps: apps) else {
             Issue.record("not dispatched")
             return
         }
-        #expect(request.notification == .init(title: "Faber College", body: "Faber College sent you a credOffer"))
+        #expect(request.notification == .init(title: "/sensors/s1", body: "/sensors/s1 changed"), "\(String(describing: request.notification))")
         // Without that template: no alert, as before.
         guard case .dispatch(let plain, _, _) = Self.decision(delivery) else {
             Issue.record("not dispatched")
             return
         }
         #expect(plain.notification == nil)
+    }
+
+    /// An Evernym message's template is the iPhone's alert; Android's handler gets the data.
+    @Test func anEvernymTemplateIsTheIPhonesAlertOnly() throws {
+        var delivery = S.evernymMessage(S.device(.fcm, os: .ios))
+        delivery.alert = nil
+        delivery.kind = "message"
+        let apps = AppsConfiguration(apps: ["verity": AppConfiguration(templates: [
+            "evernym.message": ["default": .init(title: "{msgSenderName}", body: "{msgSenderName} sent you a {msgType}")],
+        ])])
+        guard case .dispatch(let iPhone, _, _) = Self.decision(delivery, apps: apps) else { Issue.record("not dispatched"); return }
+        #expect(iPhone.notification == .init(title: "Faber College", body: "Faber College sent you a credOffer"))
+        delivery.device = S.device(.fcm, os: .android)
+        guard case .dispatch(let android, _, _) = Self.decision(delivery, apps: apps) else { Issue.record("not dispatched"); return }
+        #expect(android.notification == nil)
     }
 
     @Test func anUnusableRegisteredKeyFailsTheDelivery() {

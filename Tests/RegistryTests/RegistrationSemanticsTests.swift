@@ -91,7 +91,7 @@ struct RegistrationSemanticsTests {
         let value = "FCM:\u{1F3FB}token"
         let reply = try await commands.run(.setSponsee(app: "a", sponseeId: "s1", type: 4, value: value))
         #expect(reply.sponsee?.value == value)
-        let target = AudienceResolver.target(Sponsee(sponseeId: "s1", type: 4, value: value))
+        let target = AudienceResolver.target(Sponsee(sponseeId: "s1", type: 4, value: value), forwardsAll: false)
         #expect(target?.platform == .fcm && target?.token == "\u{1F3FB}token", "\(String(describing: target))")
     }
 
@@ -122,13 +122,30 @@ struct RegistrationSemanticsTests {
     }
 
     @Test(arguments: StoreBackend.available)
-    func aSponseeNeedsType3Or4AndAnFCMTokenForType4(_ backend: StoreBackend) async throws {
+    func aSponseeNeedsType3Or4AndAValue(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 5, value: "x")) }
-        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "APNS:x")) }
-        #expect(try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "FCM:tok")).sponsee == Sponsee(sponseeId: "s1", type: 4, value: "FCM:tok"))
+        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "")) }
+        // Which com methods the app can be pushed to is the gateway's to check (it knows the apps file).
+        for type in [3, 4] {
+            #expect(try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: type, value: "FCM:tok")).sponsee == Sponsee(sponseeId: "s1", type: type, value: "FCM:tok"))
+        }
+    }
+
+    /// Upstra: "if userId is given, the device is unregistered only if it belongs to that
+    /// user. No action is taken otherwise": success, and the device stays.
+    @Test(arguments: StoreBackend.available)
+    func unregisteringWithAnotherUsersIdSucceedsAndKeepsTheDevice(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commands = RegistrationCommands(store: store)
+        _ = try await commands.run(.registerDevice(app: "a", registration: S.device("d1", user: "u1")))
+        let reply = try await commands.run(.unregisterDevice(app: "a", deviceId: "d1", userId: "u2"))
+        #expect(reply.removed == false && reply.detail?.contains("nothing changed") == true, "\(reply)")
+        #expect(try await store.device(app: "a", deviceId: "d1") != nil)
+        #expect(try await commands.run(.unregisterDevice(app: "a", deviceId: "d1", userId: "u1")).removed == true)
     }
 
     @Test(arguments: StoreBackend.available)

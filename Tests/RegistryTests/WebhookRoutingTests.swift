@@ -49,17 +49,32 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
-    func aTypeThreeSponseeGoesToTheSponsorsEndpointWithItsDetailsAndATypeFourOneToFCM(_ backend: StoreBackend) async throws {
+    func typeThreeAndTypeFourSponseesAreBothPushedToTheirComMethods(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "FCM:s3-token"))
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["s3", "s4"])))
-        let forwarded = try #require(recipients.first { $0.device.id == "sponsee:s3" }?.device)
-        #expect(forwarded.platform == .webhook)
-        #expect(forwarded.recipient == WebhookRecipient(sponseeId: "s3", sponseeDetails: #"{"device":"opaque to Herald"}"#))
-        let pushed = try #require(recipients.first { $0.device.id == "sponsee:s4" }?.device)
-        #expect(pushed.platform == .fcm && pushed.token == "s4-token" && pushed.recipient == nil)
+        try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s5", type: 3, value: #"{"device":"opaque to Herald"}"#))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["s3", "s4", "s5"])))
+        for (id, token) in [("sponsee:s3", "s3-token"), ("sponsee:s4", "s4-token")] {
+            let pushed = try #require(recipients.first { $0.device.id == id }?.device)
+            #expect(pushed.platform == .fcm && pushed.token == token && pushed.recipient == nil && pushed.os == .other, "\(pushed)")
+        }
+        #expect(!recipients.contains { $0.device.id == "sponsee:s5" }, "a value Herald cannot push to reaches nobody in an app that pushes itself")
+    }
+
+    /// In webhook mode the tenant's server gets a sponsee's com method, opaque or not.
+    @Test(arguments: StoreBackend.available)
+    func aWebhookModeAppsSponseesAreForwardedWithTheirComMethods(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.setSponsee(app: "chat", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
+        try await store.setSponsee(app: "chat", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .users(["s3", "s4"])))
+        let opaque = try #require(recipients.first { $0.device.id == "sponsee:s3" }?.device)
+        #expect(opaque.platform == .webhook && opaque.recipient == WebhookRecipient(sponseeId: "s3", sponseeDetails: #"{"device":"opaque to Herald"}"#))
+        let token = try #require(recipients.first { $0.device.id == "sponsee:s4" }?.device)
+        #expect(token.platform == .webhook && token.recipient?.token == "s4-token" && token.recipient?.sponseeId == "s4", "\(token)")
     }
 
     @Test(arguments: StoreBackend.available)

@@ -9,8 +9,11 @@ import java.util.List;
  * {@code hidden} variants leave it out.
  */
 public sealed interface HeraldEvent {
-    /** Smart ID style: kinds {@code auth} and {@code sign}. */
-    record AuthenticationRequest(Type type, String messageId, String requestor) implements HeraldEvent {
+    /**
+     * Smart ID style: kinds {@code auth} and {@code sign}. {@code pushId} is the profile the request
+     * is for (an app holds several); null in a push from before Herald sent it.
+     */
+    record AuthenticationRequest(Type type, String messageId, String requestor, String pushId) implements HeraldEvent {
         public enum Type {
             AUTHENTICATION("auth"), SIGNING("sign");
 

@@ -14,7 +14,7 @@ final class HeraldEventDecoding {
             case "sign":
                 return new HeraldEvent.AuthenticationRequest(
                     kind.equals("auth") ? HeraldEvent.AuthenticationRequest.Type.AUTHENTICATION : HeraldEvent.AuthenticationRequest.Type.SIGNING,
-                    required(kind, "messageId", data), data.get("requestor"));
+                    required(kind, "messageId", data), data.get("requestor"), data.get("pushId"));
             case "message":
                 return new HeraldEvent.SponsorMessage(required(kind, "msgId", data), data.get("msgType"), data.get("relationshipDid"), data.get("msgSenderName"));
             case "channel.created":

@@ -55,6 +55,11 @@ public final class NotificationConfiguration {
             return code;
         }
 
+        /** How specific a rule on the field is: an address belongs to one Sudo, so its rule outranks the Sudo's (a rule-less entry is 0). */
+        public int specificity() {
+            return this == EMAIL_ADDRESS_ID ? 2 : 1;
+        }
+
         static Field of(String code) {
             for (Field field : values()) {
                 if (field.code.equals(code)) return field;
@@ -63,15 +68,24 @@ public final class NotificationConfiguration {
         }
     }
 
-    /** Whether an event of {@code service} with {@code context} is enabled: the last entry that applies decides; none applies: enabled. */
+    /**
+     * Whether an event of {@code service} with {@code context} is enabled: the most specific entry
+     * that applies decides (an address's over a Sudo's over the service's rule-less one, whatever
+     * the order they were set in), the last of those if several; none applies: enabled.
+     */
     public boolean isEnabled(String service, Map<String, String> context) {
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            Entry entry = entries.get(i);
+        int specificity = -1;
+        boolean enabled = true;
+        for (Entry entry : entries) {
             if (!entry.service().equals(service)) continue;
-            if (entry.rule() == null) return entry.enabled();
-            if (entry.rule().value().equals(context.get(entry.rule().field().code()))) return entry.enabled();
+            if (entry.rule() != null && !entry.rule().value().equals(context.get(entry.rule().field().code()))) continue;
+            int rank = entry.rule() == null ? 0 : entry.rule().field().specificity();
+            if (rank >= specificity) {
+                specificity = rank;
+                enabled = entry.enabled();
+            }
         }
-        return true;
+        return enabled;
     }
 
     /**

@@ -31,6 +31,11 @@ public class HeraldPushRouterTest {
         }
 
         @Override
+        public void onAuthenticationRequest(HeraldEvent.AuthenticationRequest request, HeraldNotification push) {
+            calls.add("auth " + request.messageId() + " for " + request.pushId());
+        }
+
+        @Override
         public void onFailure(HeraldClientException error, Map<String, String> data) {
             calls.add("failure " + error.reason().code());
         }
@@ -45,6 +50,16 @@ public class HeraldPushRouterTest {
         assertTrue(router.route(page.dataMap("jwe data map")));
         assertTrue(router.routePushKit(page.block("webcom revocation data map")));
         assertEquals(List.of("chatMessage ch-9 Lunch at 12?", "email mail-1", "revoked /boards/1 permission denied"), recorder.calls);
+    }
+
+    @Test
+    public void aSignInRequestNamesTheProfileItIsFor() {
+        // A Smart ID AUTH request's FCM data map as Herald sends it (the encryption stage's plain form).
+        Recorder recorder = new Recorder();
+        HeraldPushRouter router = new HeraldPushRouter(new HeraldKeyring(), recorder);
+        assertTrue(router.route(Map.of("herald", "1", "event", "smartid:7bcc1708", "kind", "auth", "messageId", "7bcc1708",
+            "pushId", "74db355b-ecec-48b4-a4d8-9e6f13084bab", "requestor", "Acme", "type", "AUTH")));
+        assertEquals(List.of("auth 7bcc1708 for 74db355b-ecec-48b4-a4d8-9e6f13084bab"), recorder.calls);
     }
 
     @Test

@@ -133,6 +133,7 @@ public final class KitTool {
             object.put("requestType", request.type().kind());
             object.put("messageId", request.messageId());
             object.put("requestor", request.requestor());
+            object.put("pushId", request.pushId());
         } else if (event instanceof HeraldEvent.SponsorMessage message) {
             object.put("type", "sponsorMessage");
             object.put("msgId", message.msgId());

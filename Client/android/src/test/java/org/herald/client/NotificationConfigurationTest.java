@@ -22,11 +22,24 @@ public class NotificationConfigurationTest {
         assertFalse(configuration.isEmailNotificationForAddressIdEnabled("a1"));
         assertTrue(configuration.isEmailNotificationForAddressIdEnabled("a2"));
         assertTrue(configuration.isEmailNotificationForSudoIdEnabled("s1"));
-        // What Preferences decides for an email of that address in that Sudo: the later entry wins.
-        assertTrue(configuration.isEnabled("sudo-email", Map.of("sudoId", "s1", "emailAddressId", "a1")));
+        // What Preferences decides for an email of that address in that Sudo: the address's
+        // entry is the more specific, though the Sudo's was set after it.
+        assertFalse(configuration.isEnabled("sudo-email", Map.of("sudoId", "s1", "emailAddressId", "a1")));
         configuration = configuration.setEmailNotificationsForAddressId("a1", false);
         assertFalse(configuration.isEnabled("sudo-email", Map.of("sudoId", "s1", "emailAddressId", "a1")));
         assertEquals("a rule's entry is replaced, not added again", 3, configuration.entries().size());
+    }
+
+    @Test
+    public void anAddressSwitchedOnStaysOnWhenItsSudoIsSwitchedOffAfterIt() {
+        NotificationConfiguration configuration = new NotificationConfiguration()
+            .initEmailNotifications()
+            .setEmailNotificationsForAddressId("a1", true)
+            .setEmailNotificationsForSudoId("s1", false);
+        assertTrue(configuration.isEnabled("sudo-email", Map.of("sudoId", "s1", "emailAddressId", "a1")));
+        assertFalse("the Sudo's other addresses follow the Sudo", configuration.isEnabled("sudo-email", Map.of("sudoId", "s1", "emailAddressId", "a2")));
+        assertTrue(configuration.isEmailNotificationForAddressIdEnabled("a1"));
+        assertFalse(configuration.isEmailNotificationForSudoIdEnabled("s1"));
     }
 
     @Test
