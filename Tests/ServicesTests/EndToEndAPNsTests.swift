@@ -44,15 +44,17 @@ extension ServiceProcesses {
             try await eventually(timeout: .seconds(60), "the Smart ID push on APNs") { !stack.sandbox.state.messages(provider: "apns", token: token).isEmpty }
             let entry = try #require(stack.sandbox.state.messages(provider: "apns", token: token).first)
             let headers = try #require(entry.headers)
-            // Smart ID's requests carry data for the app, no alert: a background push.
-            #expect(headers["apns-push-type"] == "background" && headers["apns-priority"] == "5", "\(headers)")
+            // A signing request must reach the person even in a force-quit app: an alert, never
+            // a background push (UpstreamFidelityTests checks its alert and interruption level).
+            #expect(headers["apns-push-type"] == "alert" && headers["apns-priority"] == "10", "\(headers)")
             #expect(headers["apns-topic"] == stack.sandbox.apnsTopic)
             let expiration = try #require(headers["apns-expiration"].flatMap(Int.init))
             #expect((Int(before.timeIntervalSince1970) + 60)...(Int(Date().timeIntervalSince1970) + 91) ~= expiration, "expiration from timeToLive 90: \(expiration)")
             #expect(headers["apns-id"].flatMap(UUID.init(uuidString:)) != nil, "\(headers)")
             let message = entry.message
             #expect(message["messageId"] as? String == "sid-ios-1" && message["requestor"] as? String == "Bank", "\(message)")
-            #expect((message["aps"] as? [String: Any])?["content-available"] as? Int == 1, "\(message)")
+            #expect(((message["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String == "Bank: sign a document", "\(message)")
+            #expect(message["pushId"] as? String == profile, "\(message)")
             #expect(stack.sandbox.state.messages(provider: "fcm").isEmpty, "no Apple token goes to FCM")
         }
 

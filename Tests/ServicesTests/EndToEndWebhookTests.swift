@@ -61,25 +61,29 @@ extension ServiceProcesses {
             #expect(stack.received("bob-chat-token").isEmpty, "a webhook-mode app's devices get no push from Herald")
         }
 
+        /// Both com method types are pushed in an app that pushes itself; forwarding a
+        /// sponsee's message to the sponsor's own server is the webhook delivery mode.
         static func aTypeThreeSponseeIsForwardedToTheSponsorAndATypeFourOneIsPushed(_ stack: HeraldStack) async throws {
             let details = #"{"sponsorUserId":"u-77","note":"whatever the back end needs"}"#
-            try await stack.expectOK("PUT", "/evernym/sponsees/s3", ["id": "s3", "type": 3, "value": details])
+            let chat = stack.chatApp
+            try await stack.expectOK("PUT", "/evernym/sponsees/s3", ["id": "s3", "type": 3, "value": details], app: chat)
+            try await stack.expectOK("PUT", "/evernym/sponsees/s3", ["id": "s3", "type": 3, "value": "FCM:s3-token"])
             try await stack.expectOK("PUT", "/evernym/sponsees/s4", ["id": "s4", "type": 4, "value": "FCM:s4-token"])
-            // Evernym's forward (Fixtures/evernym-forward.json) for s3, and the same for s4.
+            // Evernym's forward (Fixtures/evernym-forward.json) for s3 in both apps, and for s4.
             let forward = try UpstreamFixture.body("evernym-forward")
-            for sponsee in ["s3", "s4"] {
+            for (sponsee, app) in [("s3", chat), ("s3", stack.app), ("s4", stack.app)] {
                 var body = forward
                 body["msgId"] = "msg-\(sponsee)"
                 body["sponseeDetails"] = sponsee
                 body["relationshipDid"] = "did:sov:\(sponsee)"
-                try await stack.expectOK("POST", "/evernym/notify", body)
+                try await stack.expectOK("POST", "/evernym/notify", body, app: app)
             }
-            let sponsor = "\(stack.app)-sponsor"
-            try await eventually(timeout: .seconds(30), "the sponsor's forward and the type-4 push") {
-                !stack.sandbox.running.sandbox.webhooks.received(name: sponsor).isEmpty && !stack.received("s4-token").isEmpty
+            try await eventually(timeout: .seconds(30), "the webhook-mode app's forward and both pushes") {
+                stack.sandbox.running.sandbox.webhooks.received(name: chat).contains { String(decoding: $0.body, as: UTF8.self).contains("msg-s3") }
+                    && !stack.received("s3-token").isEmpty && !stack.received("s4-token").isEmpty
             }
-            let receipts = stack.sandbox.running.sandbox.webhooks.received(name: sponsor)
-            #expect(receipts.count == 1, "only the type-3 sponsee is forwarded")
+            let receipts = stack.sandbox.running.sandbox.webhooks.received(name: chat).filter { String(decoding: $0.body, as: UTF8.self).contains("msg-s3") }
+            #expect(receipts.count == 1)
             let checked = try await StandardWebhooks.verify(try #require(receipts.first), secret: stack.webhookSecret)
             #expect(checked.verified, "\(checked.error ?? "")")
             let data = try #require(checked.payload?["data"] as? [String: Any])
@@ -89,9 +93,11 @@ extension ServiceProcesses {
             let forwarded = try #require(data["forwarded"] as? [String: Any], "\(data)")
             #expect(NSDictionary(dictionary: forwarded).isEqual(to: forward), "\(forwarded)")
             #expect((data["context"] as? [String: String])?["forwarded"] == nil)
-            let push = try #require(stack.received("s4-token").first)
-            #expect((push["data"] as? [String: String])?["msgId"] == "msg-s4")
-            #expect(stack.sandbox.running.sandbox.webhooks.received(name: sponsor).count == 1, "nothing of s4 was forwarded")
+            for (token, msgId) in [("s3-token", "msg-s3"), ("s4-token", "msg-s4")] {
+                let push = try #require(stack.received(token).first)
+                #expect((push["data"] as? [String: String])?["msgId"] == msgId)
+            }
+            #expect(stack.sandbox.running.sandbox.webhooks.received(name: "\(stack.app)-sponsor").isEmpty, "a direct app's sponsees are pushed, not forwarded")
         }
     }
 }

@@ -106,8 +106,9 @@ extension ServiceProcesses {
             let file = try #require(stack.received("fidelity-chat-token").first)
             #expect((file["notification"] as? [String: Any])?["body"] as? String == "Special message", "\(file)")
             #expect((file["android"] as? [String: Any])?["priority"] as? String == "HIGH", "a chat alert is high priority: \(file)")
-            let text = String(repeating: "Lorem ipsum dolor sit amet. ", count: 108) + "Ende."
-            #expect(text.count > 3000)
+            // 3,000 characters, two bytes each in UTF-8: more than FCM's 4,096 bytes.
+            let text = String(repeating: "Привет, как дела? ", count: 167) + "Пока!"
+            #expect(text.count >= 3000 && text.utf8.count > 4096)
             var long = try UpstreamFixture.body("upstra-message-file")
             long["message"] = ["type": "text", "text": text]
             try await stack.expectOK("POST", "/upstra/events", long)

@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * A device's notification configuration, the Sudo shape: an ordered list of entries, each
  * enabling or disabling one service, for everything or for the events whose context field
- * matches a value (one Sudo, one email address). Later entries win; a device without entries
- * gets everything. It is the document Preferences filters with: read it ({@code GET
+ * matches a value (one Sudo, one email address). The most specific entry that applies wins (an
+ * address's over its Sudo's over the service's), the later of two equally specific ones; a
+ * device without entries gets everything. It is the document Preferences filters with: read it ({@code GET
  * …/devices/{id}/configuration}), change it with the Sudo SDK's helpers below, and write it whole
  * ({@code PUT}, with the read's {@code ETag} as {@code If-Match}; a 412 means another client
  * wrote in between, so read again and redo the change). Immutable: each change returns a new
