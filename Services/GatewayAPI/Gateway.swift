@@ -315,7 +315,8 @@ public struct Gateway: Sendable {
         let body = try call.fields()
         return try await registry(.setAddressKey(
             app: call.app, emailAddressId: try call.parameter("id"), keyId: try body.string("keyId", maxLength: 256),
-            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256)), status: 200)
+            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256),
+            deviceId: try body.optionalString("deviceId", maxLength: TextLimits.identifier)), status: 200)
     }
 
     func putDevice(_ call: Call) async throws -> Reply {

@@ -62,11 +62,35 @@ public struct AudienceDirectory: Sendable {
 
     mutating func add(_ sponsee: Sponsee, app: String) { sponsees[Key(app: app, id: sponsee.sponseeId)] = sponsee }
 
-    mutating func add(_ key: RegisteredAddressKey, app: String) { addressKeys[Key(app: app, id: key.key.emailAddressId)] = key }
+    /// Files an address's key (`deviceId` nil) or one of its devices' keys, and its owner.
+    mutating func add(_ key: AddressKey, owner: String?, deviceId: String?, app: String) {
+        let id = Key(app: app, id: key.emailAddressId)
+        var registered = addressKeys[id] ?? RegisteredAddressKey(emailAddressId: key.emailAddressId)
+        if let deviceId { registered.deviceKeys[deviceId] = key } else { registered.key = key }
+        // The address's own row names the owner first; a device's row when it has none.
+        if deviceId == nil || registered.owner == nil { registered.owner = owner ?? registered.owner }
+        addressKeys[id] = registered
+    }
 }
 
-/// An email address's key and the user who owns the address.
+/// An email address's keys and the user who owns the address: each device of the owner may
+/// have registered its own key (it alone holds the private key), and the address may have one
+/// for the devices that did not.
 public struct RegisteredAddressKey: Sendable, Hashable {
-    public var key: AddressKey
+    public var emailAddressId: String
+    /// The address's key, for the owner's devices without their own.
+    public var key: AddressKey?
     public var owner: String?
+    /// The devices' own keys, by device id.
+    public var deviceKeys: [String: AddressKey] = [:]
+
+    public init(emailAddressId: String, key: AddressKey? = nil, owner: String? = nil, deviceKeys: [String: AddressKey] = [:]) {
+        self.emailAddressId = emailAddressId
+        self.key = key
+        self.owner = owner
+        self.deviceKeys = deviceKeys
+    }
+
+    /// The key to encrypt to for `deviceId`: its own, else the address's.
+    public func key(forDevice deviceId: String) -> AddressKey? { deviceKeys[deviceId] ?? key }
 }

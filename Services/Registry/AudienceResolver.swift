@@ -69,7 +69,7 @@ public struct AudienceResolver: Sendable {
         case .emailAddressId(let addressId):
             let registered = directory.addressKey(app: app, emailAddressId: addressId)
             guard let owner = registered?.owner ?? event.context["owner"] else { return [] }
-            recipients = directory.devices(app: app, user: owner).map { Recipient(device: $0, addressKey: registered?.key) }
+            recipients = directory.devices(app: app, user: owner).map { Recipient(device: $0, addressKey: registered?.key(forDevice: $0.id)) }
         }
         var seen = Set<String>()
         recipients = recipients.filter { seen.insert($0.device.id).inserted }

@@ -107,6 +107,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     private static func delete(_ db: PostgresConnection, app: String, deviceId: String, logger: Logger) async throws {
         try await db.run("DELETE FROM pushIds WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
+        try await db.run("DELETE FROM deviceAddressKeys WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
         try await db.run("DELETE FROM devices WHERE app = \(app) AND deviceId = \(deviceId)", logger: logger)
     }
 
@@ -128,7 +129,14 @@ public final class PostgresRegistrationStore: RegistrationStore {
                         "SELECT emailAddressId, keyId, publicKey, ownerUserId FROM addressKeys WHERE app = \(app) AND emailAddressId = ANY(\(addresses))",
                         logger: logger)
                     for (address, keyId, publicKey, owner) in try rows.decode((String, String, String, String?).self) {
-                        directory.add(RegisteredAddressKey(key: AddressKey(emailAddressId: address, keyId: keyId, publicKey: publicKey), owner: owner), app: app)
+                        directory.add(AddressKey(emailAddressId: address, keyId: keyId, publicKey: publicKey), owner: owner, deviceId: nil, app: app)
+                        if let owner { users.insert(owner) }
+                    }
+                    let devices = try await db.run(
+                        "SELECT emailAddressId, deviceId, keyId, publicKey, ownerUserId FROM deviceAddressKeys WHERE app = \(app) AND emailAddressId = ANY(\(addresses))",
+                        logger: logger)
+                    for (address, deviceId, keyId, publicKey, owner) in try devices.decode((String, String, String, String, String?).self) {
+                        directory.add(AddressKey(emailAddressId: address, keyId: keyId, publicKey: publicKey), owner: owner, deviceId: deviceId, app: app)
                         if let owner { users.insert(owner) }
                     }
                 }
@@ -183,7 +191,16 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     // MARK: Email-address keys and sponsees
 
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey {
+        if let deviceId {
+            try await database.query("""
+                INSERT INTO deviceAddressKeys (app, emailAddressId, deviceId, keyId, publicKey, ownerUserId, updatedAt)
+                VALUES (\(app), \(emailAddressId), \(deviceId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
+                ON CONFLICT (app, emailAddressId, deviceId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
+                    ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
+                """, logger: logger)
+            return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
+        }
         try await database.query("""
             INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt)
             VALUES (\(app), \(emailAddressId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
@@ -721,6 +738,12 @@ public final class PostgresRegistrationStore: RegistrationStore {
             CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
             CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId);
             CREATE INDEX devicesByUserCreation ON devices (app, userId, createdAt, deviceId)
+            """),
+        .init("v3: one address key per address and device", """
+            CREATE TABLE deviceAddressKeys (
+                app TEXT NOT NULL, emailAddressId TEXT NOT NULL, deviceId TEXT NOT NULL, keyId TEXT NOT NULL, publicKey TEXT NOT NULL,
+                ownerUserId TEXT, updatedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (app, emailAddressId, deviceId));
+            CREATE INDEX deviceAddressKeysByDevice ON deviceAddressKeys (app, deviceId)
             """),
     ]
 }

@@ -54,9 +54,16 @@ public struct RegistrationCommands: Sendable {
             let registration = DeviceRegistration(deviceId: token, platform: platform, token: token, os: os, pushIds: profileIds)
             try Self.validate(registration)
             return RegistrationReply(device: try await store.register(app: app, registration))
-        case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId):
+        case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId, let deviceId):
             try Self.check(emailAddressId, "emailAddressId")
             try Self.check(keyId, "keyId")
+            if let deviceId {
+                // A device's own key: the device registers first, and its key goes with it.
+                try Self.check(deviceId, "deviceId")
+                guard try await store.device(app: app, deviceId: deviceId) != nil else {
+                    throw CommandError(code: "device-not-found", detail: "deviceId: app \(app) has no device \(deviceId); register the device first", status: 404)
+                }
+            }
             let key: RSAEncryptionKey
             do {
                 key = try RSAEncryptionKey(publicKey)
@@ -64,7 +71,7 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "invalid-key", detail: "publicKey: \(error.message)", status: 422)
             }
             let stored = try await store.setAddressKey(
-                app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: key.spkiDER.base64EncodedString(), ownerUserId: ownerUserId)
+                app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: key.spkiDER.base64EncodedString(), ownerUserId: ownerUserId, deviceId: deviceId)
             return RegistrationReply(addressKey: stored)
         case .eventStatus(let app, let eventId):
             try Self.check(eventId, "eventId")

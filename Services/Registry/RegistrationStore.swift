@@ -52,7 +52,9 @@ public protocol DeviceStore: Sendable {
 public protocol AudienceStore: Sendable {
     /// Everything a batch of events' audiences need, in as few queries as the store can.
     func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory
-    func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey
+    /// Stores an email address's key: with `deviceId`, that device's own (one key per address
+    /// and device); else the address's, for the owner's devices without one.
+    func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey
 }
 
 /// Evernym's sponsees and their com methods.
@@ -136,8 +138,8 @@ extension RegistrationStore {
 
 extension AudienceStore {
     @discardableResult
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?) async throws -> AddressKey {
-        try await setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, now: Date())
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String? = nil) async throws -> AddressKey {
+        try await setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, deviceId: deviceId, now: Date())
     }
 
     /// The delivery targets of the users' devices.

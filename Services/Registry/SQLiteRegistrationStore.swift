@@ -79,6 +79,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     private static func delete(_ db: Database, app: String, deviceId: String) throws {
         try db.execute(sql: "DELETE FROM pushIds WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
+        try db.execute(sql: "DELETE FROM deviceAddressKeys WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
         try db.execute(sql: "DELETE FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId])
     }
 
@@ -98,7 +99,13 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     let statement = try db.cachedStatement(sql: "SELECT keyId, publicKey, ownerUserId FROM addressKeys WHERE app = ? AND emailAddressId = ?")
                     if let row = try Row.fetchOne(statement, arguments: [app, address]) {
                         let owner: String? = row["ownerUserId"]
-                        directory.add(RegisteredAddressKey(key: AddressKey(emailAddressId: address, keyId: row["keyId"], publicKey: row["publicKey"]), owner: owner), app: app)
+                        directory.add(AddressKey(emailAddressId: address, keyId: row["keyId"], publicKey: row["publicKey"]), owner: owner, deviceId: nil, app: app)
+                        if let owner { users.insert(owner) }
+                    }
+                    let devices = try db.cachedStatement(sql: "SELECT deviceId, keyId, publicKey, ownerUserId FROM deviceAddressKeys WHERE app = ? AND emailAddressId = ?")
+                    for row in try Row.fetchAll(devices, arguments: [app, address]) {
+                        let owner: String? = row["ownerUserId"]
+                        directory.add(AddressKey(emailAddressId: address, keyId: row["keyId"], publicKey: row["publicKey"]), owner: owner, deviceId: row["deviceId"], app: app)
                         if let owner { users.insert(owner) }
                     }
                 }
@@ -180,8 +187,16 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     // MARK: Email-address keys and sponsees
 
     @discardableResult
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, now: Date) async throws -> AddressKey {
+    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey {
         try await database.durableWrite { db in
+            if let deviceId {
+                try db.execute(sql: """
+                    INSERT INTO deviceAddressKeys (app, emailAddressId, deviceId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (app, emailAddressId, deviceId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
+                        ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
+                    """, arguments: [app, emailAddressId, deviceId, keyId, publicKeyDER, ownerUserId, now])
+                return
+            }
             try db.execute(sql: """
                 INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
@@ -615,6 +630,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 CREATE INDEX eventLogForPruning ON eventLog (acceptedAt);
                 CREATE INDEX devicesByCreation ON devices (app, createdAt, deviceId);
                 CREATE INDEX devicesByUserCreation ON devices (app, userId, createdAt, deviceId);
+                """)
+        }
+        migrator.registerMigration("v6: one address key per address and device") { db in
+            try db.execute(sql: """
+                CREATE TABLE deviceAddressKeys (
+                    app TEXT NOT NULL, emailAddressId TEXT NOT NULL, deviceId TEXT NOT NULL, keyId TEXT NOT NULL, publicKey TEXT NOT NULL,
+                    ownerUserId TEXT, updatedAt DATETIME NOT NULL, PRIMARY KEY (app, emailAddressId, deviceId));
+                CREATE INDEX deviceAddressKeysByDevice ON deviceAddressKeys (app, deviceId);
                 """)
         }
         return migrator

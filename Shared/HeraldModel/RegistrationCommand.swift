@@ -15,8 +15,10 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     /// the gateway says which provider's token it is (`fcm`, or `apns` for an iOS device of
     /// an app with APNs settings).
     case registerSmartIDDevice(app: String, token: String, os: DeviceOS, platform: Platform, profileIds: [String])
-    /// The RSA public key of an email address (SPKI PEM or base64 DER) and the user who owns it.
-    case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?)
+    /// The RSA public key of an email address (SPKI PEM or base64 DER) and the user who owns
+    /// it; with `deviceId`, the key of that device alone (each device of the owner keeps its
+    /// own private key), else the address's key for the owner's devices without their own.
+    case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?, deviceId: String? = nil)
     /// An Evernym sponsee's com method: type 4 pushes to `FCM:<token>`, type 3 forwards to the sponsor.
     case setSponsee(app: String, sponseeId: String, type: Int, value: String)
     /// What became of an event's deliveries.
@@ -31,7 +33,7 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     public var app: String {
         switch self {
         case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
-             .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _), .setSponsee(let app, _, _, _),
+             .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _, _), .setSponsee(let app, _, _, _),
              .eventStatus(let app, _), .listEvents(let app, _), .listDevices(let app, _), .stats(let app, _, _):
             return app
         }

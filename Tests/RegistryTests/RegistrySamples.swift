@@ -1,4 +1,5 @@
 import Crypto
+import _CryptoExtras
 import Foundation
 import HeraldCrypto
 import HeraldModel
@@ -22,6 +23,9 @@ enum RegistrySamples {
     static func device(_ id: String, user: String? = "u1", token: String? = nil, pushIds: [String] = [], platform: Platform = .fcm, key: DeviceKey? = nil) -> DeviceRegistration {
         DeviceRegistration(deviceId: id, platform: platform, token: token ?? "token-\(id)", os: .android, userId: user, pushIds: pushIds, locale: "en", key: key)
     }
+
+    /// An RSA public key as an address-key registration sends it (made once per run).
+    static let rsaPublicKeyPEM: String = (try? _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey.pemRepresentation) ?? ""
 
     static var deviceKey: DeviceKey {
         DeviceKey(keyId: "k1", p256dh: Base64URL.encode(P256.KeyAgreement.PrivateKey().publicKey.x963Representation), auth: Base64URL.encode(Data(repeating: 9, count: 16)))

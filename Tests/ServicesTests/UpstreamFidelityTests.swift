@@ -24,6 +24,7 @@ extension ServiceProcesses {
                 try await Self.unregisteringWithAnotherUsersIdKeepsTheDevice(stack)
                 try await Self.anAPNsTokenWithoutAnAPNsAccountIsRefused(stack)
                 try await Self.aLargeWebcomValueArrivesAsTooBig(stack)
+                try await Self.eachDeviceOpensItsEmailWithItsOwnAddressKey(stack)
                 try await stack.stop()
             } catch {
                 await stack.discard()
@@ -145,6 +146,34 @@ extension ServiceProcesses {
             try await eventually(timeout: .seconds(60), "the Webcom push") { !stack.received("fidelity-webcom-token").isEmpty }
             let data = try #require(stack.received("fidelity-webcom-token").first?["data"] as? [String: String])
             #expect(data["variant"] == "tooBig" && data["path"] == "/docs/d1" && data["value"] == nil, "\(data)")
+        }
+
+        /// Sudo: each device registers its own key for the address; the second does not stop
+        /// the first from opening its pushes.
+        static func eachDeviceOpensItsEmailWithItsOwnAddressKey(_ stack: HeraldStack) async throws {
+            var keys: [String: AddressKeyPair] = [:]
+            for device in ["sudo-phone", "sudo-tablet"] {
+                try await stack.expectOK("PUT", "/devices/\(device)", ["platform": "fcm", "token": "\(device)-token", "os": "android", "userId": "sudo-user"])
+                let key = try AddressKeyPair.generate(keyId: "\(device)-key")
+                keys[device] = key
+                try await stack.expectOK("PUT", "/email/addresses/sudo-addr/key", [
+                    "keyId": key.registration.keyId, "publicKey": key.registration.publicKey, "owner": "sudo-user", "deviceId": device,
+                ])
+            }
+            try await stack.expectOK("POST", "/email/messages", [
+                "emailAddressId": "sudo-addr", "sudoId": "sudo-1", "owner": "sudo-user", "messageId": "mail-per-device",
+                "from": "alice@example.com", "subject": "Hi", "receivedAt": "2026-11-28T10:00:00Z",
+            ])
+            try await eventually(timeout: .seconds(60), "both devices' pushes") {
+                !stack.received("sudo-phone-token").isEmpty && !stack.received("sudo-tablet-token").isEmpty
+            }
+            for device in ["sudo-phone", "sudo-tablet"] {
+                let data = try #require(stack.received("\(device)-token").first?["data"] as? [String: String])
+                #expect(data["enc"] == "jwe" && data["kid"] == "\(device)-key", "\(data)")
+                let opened = try HeraldNotificationDecoder(keyring: HeraldKeyring(addressKeys: [try #require(keys[device])])).decode(data)
+                guard case .emailReceived(let email) = opened.event else { throw TestFailure("not an email: \(opened)") }
+                #expect(email.messageId == "mail-per-device")
+            }
         }
     }
 }
