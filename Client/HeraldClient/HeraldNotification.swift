@@ -32,7 +32,10 @@ public struct HeraldNotification: Sendable, Hashable {
     public var variant: Variant
     public var encryption: Encryption
     /// The alert Herald rendered for the device's locale, when the event had one. It travels
-    /// only inside an encrypted payload; a plain push's alert is the provider's notification.
+    /// inside an encrypted payload; a plain push's alert is the provider's notification, which
+    /// `decode(userInfo:)` reads from `aps.alert` (with its interruption level), so a
+    /// notification service extension sees what an iPhone shows for a sign-in request or an
+    /// Evernym message.
     public var alert: HeraldAlert?
     /// The typed event.
     public var event: HeraldEvent

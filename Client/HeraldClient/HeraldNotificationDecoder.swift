@@ -58,9 +58,12 @@ public struct HeraldNotificationDecoder: Sendable {
         return try Self.decodePlain(inner, alert: alert, encryption: encryption)
     }
 
-    /// Opens an iOS notification's `userInfo` (FCM puts the data map at its top level).
+    /// Opens an iOS notification's `userInfo` (FCM puts the data map at its top level). A
+    /// plain push's alert is read from `aps` (an encrypted one's travels inside the payload).
     public func decode(userInfo: [AnyHashable: Any]) throws(HeraldClientError) -> HeraldNotification {
-        try decode(HeraldData.map(userInfo: userInfo))
+        var notification = try decode(HeraldData.map(userInfo: userInfo))
+        if notification.alert == nil { notification.alert = HeraldAlert(aps: userInfo["aps"]) }
+        return notification
     }
 
     /// Runs a decryption, turning HeraldCrypto's errors into the kit's.

@@ -151,7 +151,7 @@ extension ServiceProcesses {
 
             // Smart ID and the sponsor's message arrive plain, and the kit reads them too.
             let auth = Expectation(eventId: try await post("/smartid/push", ["messageId": "kit-sid-1", "pushId": "kit-profile", "requestor": "Bank", "type": "AUTH"]),
-                                   event: .authenticationRequest(.init(type: .authentication, messageId: "kit-sid-1", requestor: "Bank")))
+                                   event: .authenticationRequest(.init(type: .authentication, messageId: "kit-sid-1", requestor: "Bank", pushId: "kit-profile")))
             try await expectOpened(stack, token: "kit-sid-token", provider: "fcm", keys: keys, [auth], scheme: HeraldNotification.Encryption.none)
             let sponsor = Expectation(eventId: try await post("/evernym/notify", [
                 "msgId": "kit-msg-1", "msgType": "credOffer", "sponseeDetails": "kit-sponsee", "relationshipDid": "did:kit:1", "metaData": ["msgSenderName": "Faber"],

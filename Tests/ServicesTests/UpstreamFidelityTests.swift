@@ -97,6 +97,7 @@ extension ServiceProcesses {
             let opened = try HeraldNotificationDecoder(keyring: HeraldKeyring()).decode(userInfo: entry.message)
             guard case .authenticationRequest(let request) = opened.event else { throw TestFailure("not a sign-in request: \(opened)") }
             #expect(request.pushId == "74db355b-ecec-48b4-a4d8-9e6f13084bab" && request.messageId == "7bcc1708-be42-48f4-ac67-c76afddae805")
+            #expect(opened.alert == HeraldAlert(title: nil, body: "Acme: confirm your sign-in", interruptionLevel: "time-sensitive"), "\(opened)")
         }
 
         /// A file message is "Special message"; a 3,000-character text arrives shortened.
