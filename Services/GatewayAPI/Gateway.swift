@@ -268,14 +268,10 @@ public struct Gateway: Sendable {
         return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles), status: 200)
     }
 
-    /// Ids without the white space around them; one that is nothing else is refused.
+    /// Ids without the white space around them (`SourceAdapters.trimmedId` each).
     static func trimmed(_ ids: [String], field: String) throws(GatewayError) -> [String] {
         var result: [String] = []
-        for (index, id) in ids.enumerated() {
-            let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw GatewayError.invalid("\(field)[\(index)]", "must not be only white space") }
-            result.append(trimmed)
-        }
+        for (index, id) in ids.enumerated() { result.append(try SourceAdapters.trimmedId(id, field: "\(field)[\(index)]")) }
         return result
     }
 

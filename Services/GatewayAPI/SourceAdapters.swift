@@ -24,11 +24,17 @@ enum SourceAdapters {
     /// A profile or push id (`key` of `body`) without the white space around it: 1 to 256
     /// characters once trimmed.
     static func trimmedId(_ body: JSONFields, _ key: String) throws(GatewayError) -> String {
-        let id = try body.string(key, maxLength: TextLimits.long).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard TextLimits.fits(id, maximum: TextLimits.identifier) else {
-            throw .invalid(body.name(key), "must be 1 to \(TextLimits.identifier) characters besides surrounding white space")
+        try trimmedId(try body.string(key, maxLength: TextLimits.long), field: body.name(key))
+    }
+
+    /// `id` without the white space around it, 1 to 256 characters once trimmed (`field` names
+    /// it in the error).
+    static func trimmedId(_ id: String, field: String) throws(GatewayError) -> String {
+        let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard TextLimits.fits(trimmed, maximum: TextLimits.identifier) else {
+            throw .invalid(field, "must be 1 to \(TextLimits.identifier) characters besides surrounding white space")
         }
-        return id
+        return trimmed
     }
 
     /// The event id for `id` from `source`.
@@ -121,8 +127,7 @@ enum SourceAdapters {
     /// `evernym:<msgId>:<the first 8 bytes of SHA-256 over sponseeDetails, in hex>`: one event
     /// per message and com method.
     static func evernymEventId(msgId: String, sponseeDetails: String) -> String {
-        let digest = SHA256.hash(data: Data(sponseeDetails.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        return eventId(.evernym, "\(msgId):\(digest)")
+        eventId(.evernym, "\(msgId):\(Hex.encode(SHA256.hash(data: Data(sponseeDetails.utf8)).prefix(8)))")
     }
 
     /// The fields of Evernym's forward, kept as sent for a type-3 sponsee's forward.
