@@ -40,19 +40,13 @@ public struct APIKeys: Sendable {
         self.entries = entries
     }
 
-    /// Checks `authorization` for `scope` on `app` and answers the key's id: 401 for a missing
-    /// or unknown key, 403 for a key of another app or without the scope. `console` is held by
-    /// a key with that scope or with `admin`.
-    @discardableResult
-    public func authorize(_ authorization: String?, app: String, scope: Scope) throws(GatewayError) -> String {
-        // "Bearer <key>", the scheme case-insensitive, spaces around the key ignored; read
-        // on the UTF-8 bytes, without copying the header into new strings.
-        guard let authorization, let digest = Self.bearerDigest(authorization) else {
-            throw GatewayError(401, "Unauthorized", "an Authorization: Bearer <api key> header is required")
-        }
+    /// Checks the key whose SHA-256 is `digest` for `scope` on `app` and answers its id; nil
+    /// when no key has that digest. 403 for a key of another app or without the scope; the
+    /// `console` scope is held by a key with that scope or with `admin`.
+    func authorize(digest: [UInt8], app: String, scope: Scope) throws(GatewayError) -> String? {
         var match: Entry?
         for entry in entries where Self.constantTimeEqual(entry.digest, digest) { match = entry }
-        guard let match else { throw GatewayError(401, "Unauthorized", "unknown API key") }
+        guard let match else { return nil }
         guard match.app == app else { throw GatewayError(403, "Forbidden", "this API key belongs to another app") }
         // The console acts for an operator: a `console` key, or an `admin` one, may sign in.
         guard match.scopes.contains(scope) || (scope == .console && match.scopes.contains(.admin)) else {
@@ -61,17 +55,26 @@ public struct APIKeys: Sendable {
         return match.id
     }
 
-    static func bearerDigest(_ header: String) -> [UInt8]? {
-        let bytes = Array(header.utf8)
-        let scheme = Array("bearer ".utf8)
+    /// The credential of an `Authorization: Bearer <credential>` header and its SHA-256: the
+    /// scheme case-insensitive, spaces around the credential ignored; read on the UTF-8
+    /// bytes, without copying the header into new strings.
+    static func bearer(_ header: String) -> (credential: Substring, digest: [UInt8])? {
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
         guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return nil }
-        var start = scheme.count
-        var end = bytes.count
-        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        var start = bytes.index(bytes.startIndex, offsetBy: scheme.count)
+        var end = bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
         guard start < end else { return nil }
-        return bytes.withUnsafeBytes { Array(SHA256.hash(data: UnsafeRawBufferPointer(rebasing: $0[start..<end]))) }
+        let credential = Substring(header.utf8[start..<end])
+        var hash = SHA256()
+        credential.utf8.withContiguousStorageIfAvailable { hash.update(bufferPointer: UnsafeRawBufferPointer($0)) } ?? hash.update(data: Data(credential.utf8))
+        return (credential, Array(hash.finalize()))
     }
+
+    static func bearerDigest(_ header: String) -> [UInt8]? { bearer(header)?.digest }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

@@ -3,8 +3,8 @@ import ServiceKit
 
 /// Every route of the public API. `route` is the one table that says, for each endpoint,
 /// its method, its path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the scope
-/// a key needs and the handler that answers it. The switch has no `default`, so a new
-/// endpoint cannot be added without stating all four. The router and the OpenAPI test both
+/// an API key needs, what a device's client token may do there, and the handler that answers
+/// it. The switch has no `default`, so a new endpoint cannot be added without stating all five. The router and the OpenAPI test both
 /// read this table.
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
@@ -23,49 +23,55 @@ public enum Endpoint: String, CaseIterable, Sendable {
         /// Below `/v1/apps/:app`.
         public let path: String
         public let scope: AppConfiguration.Scope
+        public let client: ClientAccess
         let handler: @Sendable (Gateway, Gateway.Call) async throws -> Gateway.Reply
 
-        init(_ method: Method, _ path: String, _ scope: AppConfiguration.Scope, _ handler: @escaping @Sendable (Gateway, Gateway.Call) async throws -> Gateway.Reply) {
+        init(
+            _ method: Method, _ path: String, _ scope: AppConfiguration.Scope, _ client: ClientAccess,
+            _ handler: @escaping @Sendable (Gateway, Gateway.Call) async throws -> Gateway.Reply
+        ) {
             self.method = method
             self.path = path
             self.scope = scope
+            self.client = client
             self.handler = handler
         }
     }
 
     public var route: Route {
         switch self {
-        case .postEvent: Route(.post, "/events", .events) { try await $0.postEvent($1) }
-        case .smartIDPush: Route(.post, "/smartid/push", .events) { try await $0.smartIDPush($1) }
-        case .evernymNotify: Route(.post, "/evernym/notify", .events) { try await $0.evernymNotify($1) }
-        case .upstraEvents: Route(.post, "/upstra/events", .events) { try await $0.upstraEvents($1) }
-        case .emailMessages: Route(.post, "/email/messages", .events) { try await $0.emailMessages($1) }
-        case .webcomEvents: Route(.post, "/webcom/events", .events) { try await $0.webcomEvents($1) }
-        case .getEvent: Route(.get, "/events/:eventId", .events) { try await $0.getEvent($1) }
-        case .listEvents: Route(.get, "/events", .events) { try await $0.listEvents($1) }
-        case .getStats: Route(.get, "/stats", .events) { try await $0.getStats($1) }
-        case .listDevices: Route(.get, "/devices", .devices) { try await $0.listDevices($1) }
-        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices) { try await $0.listUserDevices($1) }
-        case .smartIDDevices: Route(.post, "/smartid/devices", .devices) { try await $0.smartIDDevices($1) }
-        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices) { try await $0.evernymSponsee($1) }
-        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices) { try await $0.emailAddressKey($1) }
-        case .putDevice: Route(.put, "/devices/:deviceId", .devices) { try await $0.putDevice($1) }
-        case .getDevice: Route(.get, "/devices/:deviceId", .devices) { try await $0.getDevice($1) }
-        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices) { try await $0.deleteDevice($1) }
-        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices) { try await $0.getConfiguration($1) }
-        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices) { try await $0.putConfiguration($1) }
-        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices) { try await $0.getUserPreferences($1) }
-        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices) { try await $0.putUserPreferences($1) }
-        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices) { try await $0.getChannelPreferences($1) }
-        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices) { try await $0.putChannelPreferences($1) }
-        case .getSettings: Route(.get, "/settings/notifications", .admin) { try await $0.getSettings($1) }
-        case .putSettings: Route(.put, "/settings/notifications", .admin) { try await $0.putSettings($1) }
+        case .postEvent: Route(.post, "/events", .events, .refused) { try await $0.postEvent($1) }
+        case .smartIDPush: Route(.post, "/smartid/push", .events, .refused) { try await $0.smartIDPush($1) }
+        case .evernymNotify: Route(.post, "/evernym/notify", .events, .refused) { try await $0.evernymNotify($1) }
+        case .upstraEvents: Route(.post, "/upstra/events", .events, .refused) { try await $0.upstraEvents($1) }
+        case .emailMessages: Route(.post, "/email/messages", .events, .refused) { try await $0.emailMessages($1) }
+        case .webcomEvents: Route(.post, "/webcom/events", .events, .refused) { try await $0.webcomEvents($1) }
+        case .getEvent: Route(.get, "/events/:eventId", .events, .refused) { try await $0.getEvent($1) }
+        case .listEvents: Route(.get, "/events", .events, .refused) { try await $0.listEvents($1) }
+        case .getStats: Route(.get, "/stats", .events, .refused) { try await $0.getStats($1) }
+        case .listDevices: Route(.get, "/devices", .devices, .refused) { try await $0.listDevices($1) }
+        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await $0.listUserDevices($1) }
+        case .smartIDDevices: Route(.post, "/smartid/devices", .devices, .ownDevices) { try await $0.smartIDDevices($1) }
+        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await $0.evernymSponsee($1) }
+        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await $0.emailAddressKey($1) }
+        case .putDevice: Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await $0.putDevice($1) }
+        case .getDevice: Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await $0.getDevice($1) }
+        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await $0.deleteDevice($1) }
+        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await $0.getConfiguration($1) }
+        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await $0.putConfiguration($1) }
+        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await $0.getUserPreferences($1) }
+        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices, .ownUser) { try await $0.putUserPreferences($1) }
+        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await $0.getChannelPreferences($1) }
+        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await $0.putChannelPreferences($1) }
+        case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await $0.getSettings($1) }
+        case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await $0.putSettings($1) }
         }
     }
 
     public var method: String { route.method.rawValue }
     public var path: String { "/v1/apps/:app" + route.path }
     public var scope: AppConfiguration.Scope { route.scope }
+    public var client: ClientAccess { route.client }
 
     /// Whether the endpoint publishes an event (and answers 202).
     public var publishes: Bool { route.scope == .events && route.method == .post }

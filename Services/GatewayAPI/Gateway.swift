@@ -88,6 +88,14 @@ public struct Gateway: Sendable {
         public let request: Request
         public let app: String
         public let now: Date
+        public let caller: Caller
+
+        /// `command` as this caller may send it: for a client token, wrapped so Registration
+        /// runs it only within the token's user and profile ids.
+        func acting(_ command: RegistrationCommand) -> RegistrationCommand {
+            guard let identity = caller.client else { return command }
+            return .actingFor(identity: identity, command: command)
+        }
 
         func fields() throws -> JSONFields { try JSONFields(request.body) }
 
@@ -107,10 +115,10 @@ public struct Gateway: Sendable {
         case registration, preferences
     }
 
-    /// The apps file's apps and keys, replaced whole when it is read again (`reload`).
+    /// The apps file's apps and credentials, replaced whole when it is read again (`reload`).
     private let current: GatewayApps
     var apps: AppsConfiguration { current.apps }
-    var keys: APIKeys { current.keys }
+    var credentials: Credentials { current.credentials }
     /// The providers served: the platforms a device may register with.
     let providers: ProviderRegistry
     public let limiter: RateLimiter
@@ -126,11 +134,11 @@ public struct Gateway: Sendable {
     private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
 
     public init(
-        apps: AppsConfiguration, providers: ProviderRegistry, keys: APIKeys, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
+        apps: AppsConfiguration, providers: ProviderRegistry, credentials: Credentials, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
         recent: RecentEvents = RecentEvents(), deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "herald.gateway")
     ) {
-        current = GatewayApps(apps: apps, keys: keys)
+        current = GatewayApps(apps: apps, credentials: credentials)
         self.providers = providers
         self.limiter = limiter ?? RateLimiter(apps: apps)
         self.publisher = publisher
@@ -142,11 +150,12 @@ public struct Gateway: Sendable {
         self.logger = logger
     }
 
-    /// Takes a changed apps file: its keys (key files read again), apps and rate limits serve
-    /// every request from now on. Throws, changing nothing, when a key file cannot be read.
+    /// Takes a changed apps file: its credentials (key and secret files read again), apps and
+    /// rate limits serve every request from now on. Throws, changing nothing, when a key or
+    /// secret file cannot be read.
     public func reload(_ apps: AppsConfiguration) throws {
-        let keys = try APIKeys(apps: apps)
-        current.replace(apps: apps, keys: keys)
+        let credentials = try Credentials(apps: apps)
+        current.replace(apps: apps, credentials: credentials)
         limiter.update(apps: apps)
     }
 
@@ -174,24 +183,48 @@ public struct Gateway: Sendable {
         }
     }
 
-    /// Checks that `authorization` may sign in to the console for `app` (the `console` or
-    /// `admin` scope) and answers the key's id; throws 401 or 403 as any endpoint does.
+    /// Checks that `authorization` may sign in to the console for `app` (an API key with the
+    /// `console` or `admin` scope) and answers the key's id; throws 401 or 403 as any endpoint
+    /// does. A client token is refused: it acts for one user, not for an operator.
     public func authorizeConsole(_ authorization: String?, app: String) throws(GatewayError) -> String {
-        try keys.authorize(authorization, app: app, scope: .console)
+        switch try credentials.authenticate(authorization, app: app, scope: .console) {
+        case .server(let keyId): return keyId
+        case .client: throw Self.clientRefused("a client token cannot sign in to the console: that takes an API key with the console scope")
+        }
     }
+
+    static func clientRefused(_ detail: String) -> GatewayError { GatewayError(403, "Forbidden", detail) }
 
     private func answer(_ request: Request) async throws -> Reply {
         let app = request.parameters["app"] ?? ""
         let route = request.endpoint.route
-        // The key first: an app that does not exist is answered like another app's (403),
-        // so nobody learns which apps exist (every key belongs to one that does).
-        let keyId = try keys.authorize(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
-        try limiter.admit(app: app, keyId: keyId)
+        // The credential first: an app that does not exist is answered like another app's
+        // (403 for a key, 401 for a client token), so nobody learns which apps exist.
+        let caller = try credentials.authenticate(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
+        if let identity = caller.client { try Self.admit(identity, to: request, route: route) }
+        try limiter.admit(app: app, keyId: caller.rateLimitKey)
         let limit = configuration.bodyLimit(request.endpoint)
         guard request.body.count <= limit else {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes")
         }
-        return try await route.handler(self, Call(request: request, app: app, now: Date()))
+        return try await route.handler(self, Call(request: request, app: app, now: Date(), caller: caller))
+    }
+
+    /// What a client token may do (`Endpoint.route`'s `client` column): 403 for a server's
+    /// endpoint, or another user's in the path. Its devices are checked by Registration.
+    static func admit(_ identity: ClientIdentity, to request: Request, route: Endpoint.Route) throws(GatewayError) {
+        guard !request.viaConsole else { throw clientRefused("a client token cannot use the console: that takes an API key with the console scope") }
+        switch route.client {
+        case .refused:
+            throw clientRefused("a client token cannot call \(route.method.rawValue) \(route.path): that takes a server's API key with the \(route.scope.rawValue) scope")
+        case .ownUser:
+            let raw = request.parameters["userId"] ?? ""
+            guard (raw.removingPercentEncoding ?? raw) == identity.userId else {
+                throw clientRefused("a client token acts only for its own user (sub): this path names another")
+            }
+        case .ownDevices:
+            break
+        }
     }
 
     // MARK: Handlers, one per endpoint (see `Endpoint.route`)
@@ -236,7 +269,7 @@ public struct Gateway: Sendable {
 
     func listUserDevices(_ call: Call) async throws -> Reply {
         let query = try ListQuery(query: call.request.query).devices(userId: try call.parameter("userId"), platforms: providers.devicePlatforms)
-        return try await devices(.listDevices(app: call.app, query: query))
+        return try await devices(call.acting(.listDevices(app: call.app, query: query)))
     }
 
     /// A page of devices, their tokens masked.
@@ -265,7 +298,7 @@ public struct Gateway: Sendable {
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
         try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
         if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
-        return try await registry(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles), status: 200)
+        return try await registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
     }
 
     /// Ids without the white space around them (`SourceAdapters.trimmedId` each).
@@ -309,10 +342,11 @@ public struct Gateway: Sendable {
 
     func emailAddressKey(_ call: Call) async throws -> Reply {
         let body = try call.fields()
-        return try await registry(.setAddressKey(
+        // A client token's key is its user's: the owner is the token's `sub` unless the body names one.
+        return try await registry(call.acting(.setAddressKey(
             app: call.app, emailAddressId: try call.parameter("id"), keyId: try body.string("keyId", maxLength: 256),
-            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256),
-            deviceId: try body.optionalString("deviceId", maxLength: TextLimits.identifier)), status: 200)
+            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256) ?? call.caller.client?.userId,
+            deviceId: try body.optionalString("deviceId", maxLength: TextLimits.identifier))), status: 200)
     }
 
     func putDevice(_ call: Call) async throws -> Reply {
@@ -333,14 +367,15 @@ public struct Gateway: Sendable {
         if let problem = providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("token", problem) }
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
-            os: os, userId: try body.optionalString("userId", maxLength: 256),
+            // A client token's device is its user's: the token's `sub` unless the body names a user.
+            os: os, userId: try body.optionalString("userId", maxLength: 256) ?? call.caller.client?.userId,
             pushIds: body.has("pushIds") ? try Self.trimmed(try body.strings("pushIds", allowEmpty: true), field: "pushIds") : [],
             locale: try body.optionalString("locale", maxLength: 35), key: key)
-        return try await registry(.registerDevice(app: call.app, registration: registration), status: 200)
+        return try await registry(call.acting(.registerDevice(app: call.app, registration: registration)), status: 200)
     }
 
     func getDevice(_ call: Call) async throws -> Reply {
-        try await registry(.getDevice(app: call.app, deviceId: try call.parameter("deviceId")), status: 200)
+        try await registry(call.acting(.getDevice(app: call.app, deviceId: try call.parameter("deviceId"))), status: 200)
     }
 
     func deleteDevice(_ call: Call) async throws -> Reply {
@@ -348,7 +383,7 @@ public struct Gateway: Sendable {
         if let userId, !TextLimits.fits(userId, maximum: TextLimits.identifier) {
             throw GatewayError.invalid("userId", "must be 1 to \(TextLimits.identifier) characters")
         }
-        return try await registry(.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId), status: 200)
+        return try await registry(call.acting(.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId)), status: 200)
     }
 
     func getConfiguration(_ call: Call) async throws -> Reply {
@@ -372,9 +407,10 @@ public struct Gateway: Sendable {
         return reply
     }
 
-    /// A configuration belongs to a registered device: 404 for one never registered or removed.
+    /// A configuration belongs to a registered device: 404 for one never registered or removed
+    /// (and, for a client token, 403 for another user's device).
     private func requireDevice(_ call: Call) async throws {
-        _ = try await self.call(RegistrationCommand.getDevice(app: call.app, deviceId: try call.parameter("deviceId")), to: .registration, RegistrationReply.self)
+        _ = try await self.call(call.acting(.getDevice(app: call.app, deviceId: try call.parameter("deviceId"))), to: .registration, RegistrationReply.self)
     }
 
     func putConfiguration(_ call: Call) async throws -> Reply {
@@ -513,6 +549,7 @@ public struct Gateway: Sendable {
             return try await body()
         } catch let error as CommandError {
             let title = switch error.status {
+            case 403: "Forbidden"
             case 404: "Not Found"
             case 409: "Conflict"
             case 412: "Precondition Failed"

@@ -14,7 +14,7 @@ public enum GatewayService {
         await HeraldService.main(name: "herald-gateway", defaultPort: 8080, defaultOpsPort: 9080, providers: .herald) { runtime, herald in
             let rpc = RPCClient(configuration: runtime.connection("rpc"))
             let gateway = Gateway(
-                apps: herald.apps, providers: herald.providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
+                apps: herald.apps, providers: herald.providers, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
                 rpc: rpc, configuration: try Gateway.Configuration(environment: ProcessInfo.processInfo.environment), logger: runtime.logger)
             // Keys, apps and rate limits follow the apps file without a restart.
             let reloader = AppsReloader(

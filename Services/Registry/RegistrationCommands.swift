@@ -102,6 +102,45 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "invalid-value", detail: "value: the com method, e.g. FCM:<token>, 1 to \(TextLimits.long) characters")
             }
             return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
+        case .actingFor(let identity, let command):
+            try await authorize(command, for: identity)
+            return try await run(command)
+        }
+    }
+
+    /// Refuses (403) a command a client token may not send: anything but its own user's
+    /// devices, device list and address keys, and profile ids outside its `pushIds`. A device
+    /// or address already registered must be the identity's too, so a token cannot take
+    /// over another user's. Checked against the store just before the command runs.
+    func authorize(_ command: RegistrationCommand, for identity: ClientIdentity) async throws {
+        func forbidden(_ detail: String) -> CommandError { CommandError(code: "forbidden", detail: detail, status: 403) }
+        /// A device that exists must be the identity's; one that does not is left to the command (404, or a new device).
+        func requireOwned(app: String, deviceId: String) async throws {
+            guard let device = try await store.device(app: app, deviceId: deviceId) else { return }
+            guard identity.owns(device.registration) else { throw forbidden("device \(deviceId) belongs to another user: a client token acts only for its own user (sub)") }
+        }
+        switch command {
+        case .registerDevice(let app, let registration):
+            guard registration.userId == identity.userId else { throw forbidden("userId: a client token registers devices for its own user (sub) only") }
+            guard identity.mayListen(to: registration.pushIds) else { throw forbidden("pushIds: the client token's pushIds claim does not hold every one of these profile ids") }
+            try await requireOwned(app: app, deviceId: registration.deviceId)
+        case .registerSmartIDDevice(let app, let token, _, _, let profileIds):
+            guard identity.mayListen(to: profileIds) else { throw forbidden("profileID: the client token's pushIds claim does not hold every one of these profile ids") }
+            try await requireOwned(app: app, deviceId: token)
+        case .getDevice(let app, let deviceId), .unregisterDevice(let app, let deviceId, _):
+            try await requireOwned(app: app, deviceId: deviceId)
+        case .listDevices(_, let query):
+            guard query.userId == identity.userId else { throw forbidden("a client token lists its own user's devices only") }
+        case .setAddressKey(let app, let emailAddressId, _, _, let ownerUserId, let deviceId):
+            guard ownerUserId == identity.userId else { throw forbidden("owner: a client token registers address keys for its own user (sub) only") }
+            if let deviceId { try await requireOwned(app: app, deviceId: deviceId) }
+            var lookup = AudienceLookup()
+            lookup.addresses[app] = [emailAddressId]
+            if let owner = try await store.lookUp(lookup).addressKey(app: app, emailAddressId: emailAddressId)?.owner, owner != identity.userId {
+                throw forbidden("email address \(emailAddressId) belongs to another user: a client token registers keys for its own user's addresses only")
+            }
+        case .setSponsee, .eventStatus, .listEvents, .stats, .actingFor:
+            throw forbidden("a client token cannot send this command: it is for server API keys")
         }
     }
 

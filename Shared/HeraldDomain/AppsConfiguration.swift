@@ -38,10 +38,14 @@ import Yams
 ///         en: { title: "{user} ({channel})", body: "{text}" }
 ///     defaultTTL:                             # seconds, for events that name no TTL
 ///       smartid: { auth: 120 }                # by source, then kind ("*": any kind)
+///     clientTokens:                           # JWTs the tenant's backend mints for one user
+///       hmacSecretFile: /run/secrets/demo-client-tokens   # HS256, at least 32 bytes
+///       publicKeyFile: keys/client-tokens.pem             # or ES256 (either or both)
+///       maxLifetime: 86400                    # seconds; a token living longer is refused
 /// ```
 ///
 /// Relative file paths are resolved against the YAML file's folder. Every key of an app
-/// besides Herald's own (`apiKeys`, `encryption`, `delivery`, `callbacks`, `templates`,
+/// besides Herald's own (`apiKeys`, `clientTokens`, `encryption`, `delivery`, `callbacks`, `templates`,
 /// `criticalKinds`, `rateLimits`, `defaultTTL`) is a provider's section, kept as written and read by that provider
 /// (`AppConfiguration.settings`); the provider registry checks them all at start.
 public struct AppsConfiguration: Sendable, Hashable {
@@ -104,6 +108,8 @@ public struct AppsConfiguration: Sendable, Hashable {
 /// One app's settings.
 public struct AppConfiguration: Decodable, Sendable, Hashable {
     public var apiKeys: [APIKey]
+    /// How the app's own mobile apps authenticate: user-bound tokens, if the app takes them.
+    public var clientTokens: ClientTokenSettings?
     public var encryption: EncryptionPolicy
     public var delivery: Delivery
     /// Where Herald posts callbacks about what happened (a device revoked), if anywhere.
@@ -128,8 +134,10 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
         delivery: Delivery = Delivery(), callbacks: Callbacks? = nil, templates: [String: [String: Template]] = [:],
-        criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL()
+        criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL(),
+        clientTokens: ClientTokenSettings? = nil
     ) {
+        self.clientTokens = clientTokens
         self.callbacks = callbacks
         self.defaultTTL = defaultTTL
         self.criticalKinds = criticalKinds
@@ -155,7 +163,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     static let ownKeys: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case apiKeys, encryption, delivery, callbacks, templates, criticalKinds, rateLimits, defaultTTL
+        case apiKeys, clientTokens, encryption, delivery, callbacks, templates, criticalKinds, rateLimits, defaultTTL
     }
 
     /// The app's settings for the provider whose section `S` is, nil when the app has none;
@@ -180,6 +188,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         apiKeys = try c.decodeIfPresent([APIKey].self, forKey: .apiKeys) ?? []
+        clientTokens = try c.decodeIfPresent(ClientTokenSettings.self, forKey: .clientTokens)
         encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption) ?? .preferred
         delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
         callbacks = try c.decodeIfPresent(Callbacks.self, forKey: .callbacks)
@@ -362,6 +371,17 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
             guard limit.burst >= 1 else { throw invalid("rateLimits.\(name).burst", "must be at least 1") }
         }
         if let (path, reason) = defaultTTL.problem() { throw invalid("defaultTTL.\(path)", reason) }
+        if var clientTokens {
+            guard clientTokens.hmacSecretFile != nil || clientTokens.publicKeyFile != nil else {
+                throw invalid("clientTokens", "give hmacSecretFile (HS256), publicKeyFile (ES256) or both")
+            }
+            guard ClientTokenSettings.lifetimeRange.contains(clientTokens.maxLifetime) else {
+                throw invalid("clientTokens.maxLifetime", "must be \(ClientTokenSettings.lifetimeRange.lowerBound) to \(ClientTokenSettings.lifetimeRange.upperBound) seconds")
+            }
+            clientTokens.hmacSecretFile = clientTokens.hmacSecretFile.map(resolve)
+            clientTokens.publicKeyFile = clientTokens.publicKeyFile.map(resolve)
+            self.clientTokens = clientTokens
+        }
         if delivery.mode == .webhook, delivery.url == nil {
             throw invalid("delivery.url", "webhook mode needs an http(s) URL")
         }

@@ -4,7 +4,7 @@ import Foundation
 /// `registration.commands`, type `herald.registration-command.v1`), each answered with a
 /// `RegistrationReply` or a `CommandError`. Encoded with the command as the single key:
 /// `{"getDevice": {"app": "chat", "deviceId": "d1"}}`.
-public enum RegistrationCommand: Codable, Sendable, Hashable {
+public indirect enum RegistrationCommand: Codable, Sendable, Hashable {
     public static let contractName = "herald.registration-command.v1"
 
     case registerDevice(app: String, registration: DeviceRegistration)
@@ -29,6 +29,10 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
     case listDevices(app: String, query: DeviceQuery)
     /// The app's counts from `since` to `until`, per minute and per provider.
     case stats(app: String, since: Date, until: Date)
+    /// `command` sent for a device-side client token: Registration runs it only if it stays
+    /// within what `identity` may touch (its user's devices, address keys and profile ids),
+    /// else answers 403 and changes nothing.
+    case actingFor(identity: ClientIdentity, command: RegistrationCommand)
 
     public var app: String {
         switch self {
@@ -36,6 +40,8 @@ public enum RegistrationCommand: Codable, Sendable, Hashable {
              .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _, _), .setSponsee(let app, _, _, _),
              .eventStatus(let app, _), .listEvents(let app, _), .listDevices(let app, _), .stats(let app, _, _):
             return app
+        case .actingFor(_, let command):
+            return command.app
         }
     }
 }

@@ -92,7 +92,7 @@ final class GatewayFixture: Sendable {
         rpc = RPCClient(configuration: runtime.connection("rpc"))
         let herald = try HeraldConfiguration(environment: runtime.environment, providers: providers)
         let gateway = Gateway(
-            apps: herald.apps, providers: providers, keys: try APIKeys(apps: herald.apps), publisher: runtime.requirePublisher,
+            apps: herald.apps, providers: providers, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
         let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))
