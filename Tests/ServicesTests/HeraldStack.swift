@@ -38,6 +38,10 @@ final class HeraldStack: Sendable {
     let gateway: ServiceProcess
     let gateways: [ServiceProcess]
     let webhookSecret: String
+    /// The app's client-token keys: the HS256 secret and the ES256 private key (PEM) whose
+    /// public key the apps file names, for minting tokens as the tenant's backend would.
+    let clientTokenSecret: String
+    let clientTokenPrivateKeyPEM: String
     /// What every service of the stack runs with (its apps file), for starting another.
     let environment: [String: String]
 
@@ -71,6 +75,10 @@ final class HeraldStack: Sendable {
         let webhookSecret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let secretFile = sandbox.directory.appendingPathComponent("webhook-secret")
         try Data(webhookSecret.utf8).write(to: secretFile)
+        let clientTokenSecret = Data((0..<36).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let clientTokenKey = P256.Signing.PrivateKey()
+        try Data(clientTokenSecret.utf8).write(to: sandbox.directory.appendingPathComponent("client-token-secret"))
+        try Data(clientTokenKey.publicKey.pemRepresentation.utf8).write(to: sandbox.directory.appendingPathComponent("client-tokens.pem"))
         func webhook(_ name: String, mode: String) -> String {
             """
                 delivery:
@@ -105,6 +113,10 @@ final class HeraldStack: Sendable {
                   - { id: e2e-console, sha256: \(sha256Hex(key + "-console")), scopes: [console] }
                   - { id: e2e-upstream, sha256: \(sha256Hex(key + "-upstream")), scopes: [events, devices] }
                 encryption: preferred
+                clientTokens:
+                  hmacSecretFile: client-token-secret
+                  publicKeyFile: client-tokens.pem
+                  maxLifetime: 3600
                 defaultTTL: { smartid: { auth: 120 } }
                 fcm:
                   serviceAccountFile: \(sandbox.serviceAccountFile)
@@ -162,7 +174,8 @@ final class HeraldStack: Sendable {
             }
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services, registrations: registrations, preferences: preferences, dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, apnsDispatchers: apnsDispatchers, gateways: gateways, webhookSecret: webhookSecret, environment: environment)
+                hmsDispatchers: hmsDispatchers, apnsDispatchers: apnsDispatchers, gateways: gateways, webhookSecret: webhookSecret,
+                clientTokenSecret: clientTokenSecret, clientTokenPrivateKeyPEM: clientTokenKey.pemRepresentation, environment: environment)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
         } catch {
@@ -175,8 +188,11 @@ final class HeraldStack: Sendable {
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], registrations: [ServiceProcess], preferences: [ServiceProcess],
         dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], apnsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String, environment: [String: String]
+        hmsDispatchers: [ServiceProcess], apnsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String,
+        clientTokenSecret: String, clientTokenPrivateKeyPEM: String, environment: [String: String]
     ) {
+        self.clientTokenSecret = clientTokenSecret
+        self.clientTokenPrivateKeyPEM = clientTokenPrivateKeyPEM
         self.apnsDispatchers = apnsDispatchers
         self.environment = environment
         self.webhookSecret = webhookSecret
@@ -210,12 +226,15 @@ final class HeraldStack: Sendable {
         await sandbox.stop()
     }
 
-    /// One call to the gateway's API under this stack's app; status 0 when no answer came.
-    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async -> (status: Int, json: [String: Any]) {
+    /// One call to the gateway's API under this stack's app, with the stack's key or `bearer`
+    /// (a client token); status 0 when no answer came.
+    func call(
+        _ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0, bearer: String? = nil
+    ) async -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateways[gateway].port)/v1/apps/\(app ?? self.app)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = 10
-        request.setValue("Bearer \(app == chatApp ? key + "-chat" : key)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(bearer ?? (app == chatApp ? key + "-chat" : key))", forHTTPHeaderField: "Authorization")
         if let json {
             request.httpBody = try? JSONSerialization.data(withJSONObject: json)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
