@@ -48,6 +48,24 @@ struct OpenAPITests {
         }
     }
 
+    /// Each operation declares its security schemes: an API key always, a client token where
+    /// the router lets one in, with what it may touch (`x-herald-client`).
+    @Test func eachOperationDeclaresTheCredentialsTheRouterTakes() throws {
+        let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
+        let paths = try #require(root["paths"] as? [String: Any])
+        let schemes = try #require(((root["components"] as? [String: Any])?["securitySchemes"] as? [String: Any]))
+        #expect(Set(schemes.keys) == ["apiKey", "clientToken"])
+        for endpoint in Endpoint.allCases {
+            let path = "/" + endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            let operation = try #require((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any], "\(endpoint)")
+            let security = try #require(operation["security"] as? [[String: Any]], "\(endpoint) declares no security")
+            let declared = Set(security.flatMap(\.keys))
+            let expected: Set<String> = endpoint.client == .refused ? ["apiKey"] : ["apiKey", "clientToken"]
+            #expect(declared == expected, "\(endpoint.method) \(path): \(declared.sorted())")
+            #expect(operation["x-herald-client"] as? String == (endpoint.client == .refused ? nil : endpoint.client.rawValue), "\(endpoint.method) \(path)")
+        }
+    }
+
     /// A generated client names each call after the router's endpoint and knows what it answers.
     @Test func eachOperationHasTheEndpointsNameAndATypedReply() throws {
         let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
