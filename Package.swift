@@ -560,7 +560,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient",
+                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient", "GatewayAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
