@@ -307,7 +307,7 @@ let package = Package(
         .target(
             name: "HeraldControl",
             dependencies: [
-                "HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport",
+                "HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport", "HeraldCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/HeraldControl"

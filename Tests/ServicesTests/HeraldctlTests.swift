@@ -147,6 +147,30 @@ extension ServiceProcesses {
             }
         }
 
+        @Test("client-token mints an HS256 or ES256 token the gateway takes for its user alone; a ttl past maxLifetime is refused")
+        func clientTokenMintsATokenTheGatewayTakes() async throws {
+            let stack = try await HeraldStack.start(dispatchers: 0, hmsDispatchers: 0)
+            do {
+                let config = try #require(stack.environment["HERALD_CONFIG"])
+                let keyFile = stack.sandbox.directory.appendingPathComponent("client-token-private.pem")
+                try Data(stack.clientTokenPrivateKeyPEM.utf8).write(to: keyFile)
+                for signing in [[], ["--es256-key", keyFile.path]] {
+                    let minted = try await Self.run(stack, ["client-token", "--config", config, "--app", stack.app, "--user", "ctl-user", "--push-id", "p-1", "--json"] + signing)
+                    #expect(minted.status == 0, "\(minted.output)")
+                    let token = try #require((try JSONSerialization.jsonObject(with: Data(minted.output.utf8)) as? [String: Any])?["token"] as? String)
+                    #expect(await stack.call("PUT", "/users/ctl-user/preferences", ["enabled": true], bearer: token).status == 200, "\(signing)")
+                    #expect(await stack.call("GET", "/users/someone-else/preferences", bearer: token).status == 403, "\(signing)")
+                    #expect(await stack.call("POST", "/smartid/devices", ["profileID": "p-1", "OS": "Android", "deviceID": "ctl-sid-\(signing.count)"], bearer: token).status == 200)
+                }
+                let tooLong = try await Self.run(stack, ["client-token", "--config", config, "--app", stack.app, "--user", "u", "--ttl", "3601"])
+                #expect(tooLong.status == 65 && tooLong.output.contains("maxLifetime"), "\(tooLong)")
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
         @Test("devices register: an APNs device registered without --os is an iPhone, not an Android phone")
         func anAPNsDeviceRegisteredWithoutAnOSIsAnIPhone() async throws {
             let stack = try await HeraldStack.start(dispatchers: 0, hmsDispatchers: 0, apnsDispatchers: 1)
