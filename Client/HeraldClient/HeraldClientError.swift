@@ -1,4 +1,5 @@
-/// Why a push could not be opened, or a stored key not read. Every failure of the kit is one
+/// Why a push could not be opened, a stored key not read, or a call to Herald failed
+/// (`HeraldRegistrar`). Every failure of the kit is one
 /// of these, never a crash: the `reason` is for code, the `message` for a log line (it never
 /// contains key material or the payload's contents).
 public struct HeraldClientError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -20,17 +21,25 @@ public struct HeraldClientError: Error, Sendable, Hashable, CustomStringConverti
         case missingField
         /// A stored key that cannot be read, or a key size Herald does not take.
         case invalidKey
+        /// Herald refused the client token, and a fresh one from the token provider too (401).
+        case unauthorized
+        /// Herald refused the call (`status`; the message is its problem document's detail), or
+        /// did not answer.
+        case requestFailed
     }
 
     public var reason: Reason
     /// The data-map field the problem is in, when there is one (`payload`, `kid`, `messageId`).
     public var field: String?
     public var message: String
+    /// For a call to Herald: the HTTP status it answered (nil when none came).
+    public var status: Int?
 
-    public init(_ reason: Reason, field: String? = nil, _ message: String) {
+    public init(_ reason: Reason, field: String? = nil, _ message: String, status: Int? = nil) {
         self.reason = reason
         self.field = field
         self.message = message
+        self.status = status
     }
 
     public var description: String {

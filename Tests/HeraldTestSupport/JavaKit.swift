@@ -83,7 +83,7 @@ public enum JavaKit {
     }
 
     /// Runs KitTool on one request and returns its answer.
-    static func run(_ request: [String: Any]) async throws -> [String: Any] {
+    public static func run(_ request: [String: Any]) async throws -> [String: Any] {
         let classPath = try await classPath()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("javakit-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: request).write(to: file)

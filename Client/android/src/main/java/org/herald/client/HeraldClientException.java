@@ -1,7 +1,8 @@
 package org.herald.client;
 
 /**
- * Why a push could not be opened, or a stored key not read. Every failure of the kit is one of
+ * Why a push could not be opened, a stored key not read, or a call to Herald failed
+ * ({@link HeraldRegistrar}). Every failure of the kit is one of
  * these, never another exception: {@link #reason()} is for code, {@link #getMessage()} for a log
  * line (it never contains key material or the payload's contents).
  */
@@ -25,7 +26,11 @@ public final class HeraldClientException extends Exception {
         /** A field the format or the event's kind requires is absent. */
         MISSING_FIELD("missingField"),
         /** A stored key that cannot be read, or a key size Herald does not take. */
-        INVALID_KEY("invalidKey");
+        INVALID_KEY("invalidKey"),
+        /** Herald refused the client token, and a fresh one from the token provider too (401). */
+        UNAUTHORIZED("unauthorized"),
+        /** Herald refused the call ({@link #status()}; the message is its problem's detail), or did not answer. */
+        REQUEST_FAILED("requestFailed");
 
         private final String code;
 
@@ -41,11 +46,23 @@ public final class HeraldClientException extends Exception {
 
     private final Reason reason;
     private final String field;
+    private final int status;
 
     public HeraldClientException(Reason reason, String field, String message) {
+        this(reason, field, message, 0);
+    }
+
+    /** A failed call to Herald: {@code status} is the HTTP status it answered (0 when none came). */
+    public HeraldClientException(Reason reason, String field, String message, int status) {
         super(field == null ? reason.code() + ": " + message : reason.code() + " (" + field + "): " + message);
         this.reason = reason;
         this.field = field;
+        this.status = status;
+    }
+
+    /** For a call to Herald: the HTTP status it answered; 0 when none came or for another failure. */
+    public int status() {
+        return status;
     }
 
     public Reason reason() {

@@ -19,6 +19,10 @@ import java.util.Map;
  *   <li>{@code {"op": "open", "keyring": {"deviceKeys": [stored JSON], "addressKeys": [{"keyId",
  *       "privateKey"}]}, "pushes": [{"data": map} or {"pushKitData": string}]}}: each push opened,
  *       as {@link #canonical} or {@code {"error": {"reason", "field"}}}.
+ *   <li>{@code {"op": "register", "gateway", "app", "tokens": [client tokens], "deviceId", "token",
+ *       "os"}}: {@link HeraldRegistrar} registers the device and reads its configuration, the token
+ *       provider giving {@code tokens} in turn; answers {@code {"refreshes": [each call's refresh
+ *       flag], "entityTag"}} or with {@code "error": {"reason", "status"}}.
  * </ul>
  */
 public final class KitTool {
@@ -33,6 +37,7 @@ public final class KitTool {
         switch (String.valueOf(request.get("op"))) {
             case "keygen": answer = keygen(request); break;
             case "open": answer = open(request); break;
+            case "register": answer = register(request); break;
             default: throw new IOException("unknown op " + request.get("op"));
         }
         System.out.write(Json.write(answer).getBytes(StandardCharsets.UTF_8));
@@ -57,6 +62,25 @@ public final class KitTool {
             addresses.add(entry);
         }
         return Map.of("deviceKeys", devices, "addressKeys", addresses);
+    }
+
+    private static Map<String, Object> register(Map<String, Object> request) {
+        List<?> tokens = list(request.get("tokens"));
+        List<Object> refreshes = new ArrayList<>();
+        HeraldRegistrar registrar = new HeraldRegistrar((String) request.get("gateway"), (String) request.get("app"), refresh -> {
+            refreshes.add(refresh);
+            return (String) tokens.get(Math.min(refreshes.size(), tokens.size()) - 1);
+        });
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("refreshes", refreshes);
+        try {
+            String deviceId = (String) request.get("deviceId");
+            registrar.registerDevice(deviceId, (String) request.get("token"), (String) request.get("os"), null, null, null);
+            answer.put("entityTag", registrar.configuration(deviceId).entityTag());
+        } catch (HeraldClientException error) {
+            answer.put("error", Map.of("reason", error.reason().code(), "status", error.status()));
+        }
+        return answer;
     }
 
     private static Map<String, Object> open(Map<String, Object> request) throws Exception {
