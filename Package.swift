@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "herald-apns-bench", targets: ["APNsBenchmark"]),
         .executable(name: "herald-webhook-bench", targets: ["WebhookBenchmark"]),
         .executable(name: "herald-registration-bench", targets: ["RegistrationBenchmark"]),
+        .executable(name: "herald-client-token-bench", targets: ["ClientTokenBenchmark"]),
         .library(name: "HeraldModel", targets: ["HeraldModel"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
@@ -334,6 +335,14 @@ let package = Package(
             name: "MessagingBenchmark",
             dependencies: ["Messaging"],
             path: "Benchmarks/MessagingBenchmark"
+        ),
+        .executableTarget(
+            name: "ClientTokenBenchmark",
+            dependencies: [
+                "GatewayAPI", "HeraldCrypto", "HeraldDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/ClientTokenBenchmark"
         ),
         .executableTarget(
             name: "JSONBenchmark",

@@ -105,59 +105,54 @@ public final class ClientTokens: Sendable {
         guard let settings = apps[app] else {
             throw Self.refused(.notAccepted, "this app does not accept client tokens (no clientTokens in its settings), or there is no such app")
         }
-        guard let jws = CompactJWS(text) else {
+        guard let jws = CompactJWS(text), let header = ClientTokenClaims.header(jws.headerJSON) else {
             throw Self.refused(.malformed, "the client token is not a JWT (three base64url parts, the first two JSON objects)")
         }
-        guard let algorithm = jws.algorithm else { throw Self.refused(.algorithm, "the client token's header names no alg") }
+        guard let algorithm = header.algorithm else { throw Self.refused(.algorithm, "the client token's header names no alg") }
         guard algorithm.lowercased() != "none" else {
             throw Self.refused(.algorithm, "alg none is refused: a client token must be signed (HS256 or ES256)")
         }
         guard algorithm == "HS256" || algorithm == "ES256" else {
             throw Self.refused(.algorithm, "alg \(algorithm) is not accepted: a client token is signed HS256 or ES256")
         }
-        guard jws.header["crit"] == nil else {
+        guard !header.critical else {
             throw Self.refused(.malformed, "the client token's header has crit extensions, which Herald does not understand")
         }
         guard let key = settings.keys.first(where: { $0.algorithm == algorithm }) else {
             throw Self.refused(.algorithm, "this app does not accept \(algorithm) client tokens (its clientTokens has no \(algorithm == "HS256" ? "hmacSecretFile" : "publicKeyFile"))")
         }
-        guard key.verifies(jws) else { throw Self.refused(.signature, "the client token's signature does not verify") }
-        let claims = jws.claims
-        let audiences: [String]? = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [Any])?.compactMap { $0 as? String }
-        guard let audiences else { throw Self.refused(.audience, "the client token names no audience (aud): it must be the Herald app id") }
+        guard key.verifies(jws, algorithm: algorithm) else { throw Self.refused(.signature, "the client token's signature does not verify") }
+        let read: ClientTokenClaims?
+        do { read = try ClientTokenClaims.claims(jws.claimsJSON) } catch {
+            throw Self.refused(.claims, "the client token's \(error.claim) has the wrong type (aud: a string or list of strings; exp, nbf, iat: seconds since 1970; sub: a string; pushIds: a list of strings)")
+        }
+        guard let claims = read else { throw Self.refused(.malformed, "the client token is not a JWT (three base64url parts, the first two JSON objects)") }
+        guard let audiences = claims.audiences else { throw Self.refused(.audience, "the client token names no audience (aud): it must be the Herald app id") }
         guard audiences.contains(app) else { throw Self.refused(.audience, "the client token's audience (aud) is not this app") }
-        guard let expiresAt = Self.number(claims["exp"]) else { throw Self.refused(.claims, "the client token has no expiry (exp, seconds since 1970)") }
+        guard let expiresAt = claims.expiresAt else { throw Self.refused(.claims, "the client token has no expiry (exp, seconds since 1970)") }
         guard now < expiresAt + Self.leeway else { throw Self.refused(.expired, "the client token expired") }
-        if let notBefore = Self.number(claims["nbf"]), notBefore > now + Self.leeway {
+        if let notBefore = claims.notBefore, notBefore > now + Self.leeway {
             throw Self.refused(.notYetValid, "the client token is not valid yet (nbf)")
         }
-        let issuedAt = Self.number(claims["iat"])
-        if claims["iat"] != nil, issuedAt == nil { throw Self.refused(.claims, "iat must be a number of seconds since 1970") }
-        if let issuedAt, issuedAt > now + Self.leeway {
+        if let issuedAt = claims.issuedAt, issuedAt > now + Self.leeway {
             throw Self.refused(.notYetValid, "the client token was issued in the future (iat): check the minting server's clock")
         }
-        guard expiresAt - (issuedAt ?? now) <= settings.maxLifetime, expiresAt - now <= settings.maxLifetime + Self.leeway else {
+        guard expiresAt - (claims.issuedAt ?? now) <= settings.maxLifetime, expiresAt - now <= settings.maxLifetime + Self.leeway else {
             throw Self.refused(.lifetime, "the client token lives longer than this app's maxLifetime of \(Int(settings.maxLifetime)) seconds")
         }
-        guard let user = claims["sub"] as? String, TextLimits.fits(user, maximum: TextLimits.identifier) else {
+        guard let user = claims.subject, TextLimits.fits(user, maximum: TextLimits.identifier) else {
             throw Self.refused(.claims, "the client token names no user (sub: 1 to \(TextLimits.identifier) characters)")
         }
         var pushIds: [String] = []
-        if let listed = claims["pushIds"] {
-            guard let list = listed as? [Any], list.count <= 100 else { throw Self.refused(.claims, "pushIds must be a list of up to 100 profile ids") }
-            for value in list {
-                guard let id = value as? String, let trimmed = try? SourceAdapters.trimmedId(id, field: "pushIds") else {
+        if let listed = claims.pushIds {
+            guard listed.count <= 100 else { throw Self.refused(.claims, "pushIds must be a list of up to 100 profile ids") }
+            for id in listed {
+                guard let trimmed = try? SourceAdapters.trimmedId(id, field: "pushIds") else {
                     throw Self.refused(.claims, "pushIds must be a list of profile ids (strings of 1 to \(TextLimits.identifier) characters)")
                 }
                 pushIds.append(trimmed)
             }
         }
         return Verified(app: app, identity: ClientIdentity(userId: user, pushIds: pushIds), expiresAt: expiresAt)
-    }
-
-    /// A JSON number, as seconds since 1970.
-    private static func number(_ value: Any?) -> Double? {
-        guard let double = (value as? NSNumber)?.doubleValue, double.isFinite else { return nil }
-        return double
     }
 }

@@ -2,33 +2,29 @@ import Crypto
 import Foundation
 
 /// A JWS in compact serialization (`header.claims.signature`, RFC 7515 §7.1) read but not yet
-/// trusted: its header and claims as JSON objects, the bytes its signature covers and the
-/// signature. `JWSVerificationKey` says whether the signature holds.
-public struct CompactJWS {
-    public var header: [String: Any]
-    public var claims: [String: Any]
+/// trusted: its header and claims as the JSON bytes they encode (for the caller to read as it
+/// likes), the bytes its signature covers and the signature. `JWSVerificationKey` says whether
+/// the signature holds.
+public struct CompactJWS: Sendable {
+    public var headerJSON: Data
+    public var claimsJSON: Data
     /// `header.claims` as sent: what the signature covers.
     public var signingInput: Data
     public var signature: Data
 
-    /// The header's `alg`, when it is a string.
-    public var algorithm: String? { header["alg"] as? String }
-
-    /// Nil when `text` is not three base64url parts of which the first two are JSON objects.
+    /// Nil when `text` is not three base64url parts.
     public init?(_ text: Substring) {
         let utf8 = text.utf8
         guard let first = utf8.firstIndex(of: UInt8(ascii: ".")),
               let second = utf8[utf8.index(after: first)...].firstIndex(of: UInt8(ascii: ".")),
               !utf8[utf8.index(after: second)...].contains(UInt8(ascii: "."))
         else { return nil }
-        let headerPart = text[..<first], claimsPart = text[text.index(after: first)..<second], signaturePart = text[text.index(after: second)...]
-        guard let headerData = Base64URL.decode(String(headerPart)), let claimsData = Base64URL.decode(String(claimsPart)),
-              let signature = Base64URL.decode(String(signaturePart)),
-              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        guard let header = Base64URL.decode(String(text[..<first])),
+              let claims = Base64URL.decode(String(text[text.index(after: first)..<second])),
+              let signature = Base64URL.decode(String(text[text.index(after: second)...]))
         else { return nil }
-        self.header = header
-        self.claims = claims
+        headerJSON = header
+        claimsJSON = claims
         self.signature = signature
         signingInput = Data(text[..<second].utf8)
     }
@@ -55,9 +51,10 @@ public enum JWSVerificationKey: Sendable {
         }
     }
 
-    /// Whether `jws` names this key's algorithm and its signature holds (compared in constant time for HMAC).
-    public func verifies(_ jws: CompactJWS) -> Bool {
-        guard jws.algorithm == algorithm else { return false }
+    /// Whether `algorithm` (the `alg` of the JWS's header) is this key's and the signature
+    /// holds (compared in constant time for HMAC).
+    public func verifies(_ jws: CompactJWS, algorithm: String) -> Bool {
+        guard algorithm == self.algorithm else { return false }
         switch self {
         case .hs256(let secret):
             return HMAC<SHA256>.isValidAuthenticationCode(jws.signature, authenticating: jws.signingInput, using: secret)

@@ -65,6 +65,16 @@ struct ClientTokenVerificationTests {
         #expect(try Self.apps().apps["chat"]?.clientTokens?.maxLifetime == 86_400)
     }
 
+    @Test func claimsOutsideTheFastReadersSubsetAreReadByFoundation() throws {
+        let fast = try #require(try ClientTokenClaims.claims(Data(#"{"aud":["x","chat"],"exp":1700000000,"sub":"u","pushIds":["p"]}"#.utf8)))
+        let slow = try #require(try ClientTokenClaims.claims(Data(#"{"aud":["x","chat"],"exp":1.7e9,"sub":"u","sub":"u","pushIds":["p"]}"#.utf8)))
+        for claims in [fast, slow] {
+            #expect(claims.audiences == ["x", "chat"] && claims.expiresAt == 1_700_000_000 && claims.subject == "u" && claims.pushIds == ["p"])
+        }
+        #expect(throws: ClientTokenClaims.WrongType.self) { try ClientTokenClaims.claims(Data(#"{"aud":"chat","exp":1,"sub":7}"#.utf8)) }
+        #expect(try ClientTokenClaims.claims(Data("[1]".utf8)) == nil)
+    }
+
     @Test func aClientTokenCannotUseTheConsole() throws {
         let request = Gateway.Request(endpoint: .getUserPreferences, parameters: ["app": "chat", "userId": "u-1"], authorization: nil, body: Data(), viaConsole: true)
         #expect(throws: GatewayError.self) { try Gateway.admit(ClientIdentity(userId: "u-1"), to: request, route: Endpoint.getUserPreferences.route) }
