@@ -31,11 +31,25 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     // MARK: Devices
 
-    public func register(app: String, _ r: DeviceRegistration, now: Date) async throws -> DeviceRecord {
+    public func register(app: String, _ r: DeviceRegistration, actingFor identity: ClientIdentity?, now: Date) async throws -> DeviceRecord {
         let logger = logger
         return try await database.withTransaction { db in
             // Registrations of one token take turns, so two replicas cannot both keep it.
             try await db.run("SELECT pg_advisory_xact_lock(hashtext(\(app)), hashtext(\(r.token)))", logger: logger)
+            if let identity {
+                // The device of this id and any holding this token, locked for this transaction.
+                let rows = try await db.run("""
+                    SELECT d.deviceId, d.userId, p.pushId FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
+                    WHERE d.app = \(app) AND (d.deviceId = \(r.deviceId) OR d.token = \(r.token)) FOR UPDATE OF d
+                    """, logger: logger)
+                var held: [String: DeviceRegistration] = [:]
+                for (id, userId, pushId) in try rows.decode((String, String?, String?).self) {
+                    var device = held[id] ?? DeviceRegistration(deviceId: id, platform: r.platform, token: "", os: r.os, userId: userId)
+                    if let pushId { device.pushIds.append(pushId) }
+                    held[id] = device
+                }
+                if held.values.contains(where: { !identity.owns($0) }) { throw Self.takenOver }
+            }
             try await db.run("""
                 DELETE FROM pushIds WHERE app = \(app) AND deviceId IN (SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId))
                 """, logger: logger)

@@ -23,12 +23,14 @@ public struct RegistrationCommands: Sendable {
     /// How many of a device's latest outcomes `getDevice` shows.
     static let recentOutcomes = 20
 
-    public func run(_ command: RegistrationCommand) async throws -> RegistrationReply {
+    /// Runs `command`; with `identity` (a client token's, from `actingFor`), a registration
+    /// checks in its own transaction that it takes over no other user's device or token.
+    public func run(_ command: RegistrationCommand, actingFor identity: ClientIdentity? = nil) async throws -> RegistrationReply {
         try Self.check(command.app, "app")
         switch command {
         case .registerDevice(let app, let registration):
             try Self.validate(registration)
-            return RegistrationReply(device: try await store.register(app: app, registration))
+            return RegistrationReply(device: try await store.register(app: app, registration, actingFor: identity, now: Date()))
         case .getDevice(let app, let deviceId):
             try Self.check(deviceId, "deviceId")
             guard var device = try await store.device(app: app, deviceId: deviceId) else {
@@ -53,7 +55,7 @@ public struct RegistrationCommands: Sendable {
             for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }
             let registration = DeviceRegistration(deviceId: token, platform: platform, token: token, os: os, pushIds: profileIds)
             try Self.validate(registration)
-            return RegistrationReply(device: try await store.register(app: app, registration))
+            return RegistrationReply(device: try await store.register(app: app, registration, actingFor: identity, now: Date()))
         case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId, let deviceId):
             try Self.check(emailAddressId, "emailAddressId")
             try Self.check(keyId, "keyId")
@@ -102,9 +104,10 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "invalid-value", detail: "value: the com method, e.g. FCM:<token>, 1 to \(TextLimits.long) characters")
             }
             return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
-        case .actingFor(let identity, let command):
-            try await authorize(command, for: identity)
-            return try await run(command)
+        case .actingFor(let acting, let command):
+            guard identity == nil else { throw CommandError(code: "invalid-command", detail: "actingFor inside actingFor") }
+            try await authorize(command, for: acting)
+            return try await run(command, actingFor: acting)
         }
     }
 
@@ -120,13 +123,12 @@ public struct RegistrationCommands: Sendable {
             guard identity.owns(device.registration) else { throw forbidden("device \(deviceId) belongs to another user: a client token acts only for its own user (sub)") }
         }
         switch command {
-        case .registerDevice(let app, let registration):
+        // A registration's existing device and token are checked by the store, in its transaction.
+        case .registerDevice(_, let registration):
             guard registration.userId == identity.userId else { throw forbidden("userId: a client token registers devices for its own user (sub) only") }
             guard identity.mayListen(to: registration.pushIds) else { throw forbidden("pushIds: the client token's pushIds claim does not hold every one of these profile ids") }
-            try await requireOwned(app: app, deviceId: registration.deviceId)
-        case .registerSmartIDDevice(let app, let token, _, _, let profileIds):
+        case .registerSmartIDDevice(_, _, _, _, let profileIds):
             guard identity.mayListen(to: profileIds) else { throw forbidden("profileID: the client token's pushIds claim does not hold every one of these profile ids") }
-            try await requireOwned(app: app, deviceId: token)
         case .getDevice(let app, let deviceId), .unregisterDevice(let app, let deviceId, _):
             try await requireOwned(app: app, deviceId: deviceId)
         case .listDevices(_, let query):

@@ -30,8 +30,11 @@ public struct PruneCounts: Sendable, Hashable {
 /// Devices and their tokens, and what became of dead ones.
 public protocol DeviceStore: Sendable {
     /// Registers or updates a device. A token registered under another device id of the app
-    /// moves here (that device is removed); the push-id list is replaced.
-    func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord
+    /// moves here (that device is removed); the push-id list is replaced. With `identity` (a
+    /// client token's), in the same transaction: a device already registered under this id,
+    /// or holding this token, must be the identity's (`ClientIdentity.owns`), else nothing
+    /// changes and a 403 `CommandError` is thrown.
+    func register(app: String, _ registration: DeviceRegistration, actingFor identity: ClientIdentity?, now: Date) async throws -> DeviceRecord
     func device(app: String, deviceId: String) async throws -> DeviceRecord?
     /// Removes a device; with `userId`, only if the device belongs to that user.
     func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration
@@ -106,7 +109,18 @@ public protocol EventLogStore: Sendable {
 extension DeviceStore {
     @discardableResult
     public func register(app: String, _ registration: DeviceRegistration) async throws -> DeviceRecord {
-        try await register(app: app, registration, now: Date())
+        try await register(app: app, registration, actingFor: nil, now: Date())
+    }
+
+    public func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord {
+        try await register(app: app, registration, actingFor: nil, now: now)
+    }
+
+    /// The 403 of a registration that would take over another user's device or token.
+    static var takenOver: CommandError {
+        CommandError(
+            code: "forbidden", detail: "this device id or push token is registered to another user: a client token acts only for its own user (sub)",
+            status: 403)
     }
 
     public func revoke(_ revocation: TokenRevoked) async throws -> RevocationResult { try await revoke(revocation, now: Date()) }

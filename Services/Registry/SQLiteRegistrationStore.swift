@@ -27,8 +27,23 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Registers or updates a device. A token registered under another device id of the app
     /// moves here (that device is removed); the push-id list is replaced.
     @discardableResult
-    public func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord {
+    public func register(app: String, _ registration: DeviceRegistration, actingFor identity: ClientIdentity?, now: Date) async throws -> DeviceRecord {
         try await database.durableWrite { db in
+            if let identity {
+                // The device of this id and any holding this token, with their users and push ids.
+                var held: [String: DeviceRegistration] = [:]
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT d.deviceId, d.userId, p.pushId FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
+                    WHERE d.app = ? AND (d.deviceId = ? OR d.token = ?)
+                    """, arguments: [app, registration.deviceId, registration.token])
+                for row in rows {
+                    let id: String = row["deviceId"]
+                    var device = held[id] ?? DeviceRegistration(deviceId: id, platform: registration.platform, token: "", os: registration.os, userId: row["userId"])
+                    if let pushId: String = row["pushId"] { device.pushIds.append(pushId) }
+                    held[id] = device
+                }
+                if held.values.contains(where: { !identity.owns($0) }) { throw Self.takenOver }
+            }
             let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
                                              arguments: [app, registration.token, registration.deviceId])
             for other in others { try Self.delete(db, app: app, deviceId: other) }

@@ -93,6 +93,9 @@ extension ServiceProcesses {
                     ("PUT", "/devices/victim-phone", ["platform": "fcm", "token": "mallory-token", "os": "android"]),
                     ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "mallory-token", "os": "android", "userId": "victim"]),
                     ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "mallory-token", "os": "android", "pushIds": ["victim-profile"]]),
+                    // The victim's push token under a device of Mallory's would move it off the victim's device.
+                    ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "victim-token", "os": "android"]),
+                    ("POST", "/smartid/devices", ["profileID": "mallory-profile", "OS": "Android", "deviceID": "victim-token"]),
                     ("DELETE", "/devices/victim-phone", nil),
                     ("DELETE", "/devices/victim-sid-token", nil),
                     ("GET", "/devices/victim-phone/configuration", nil),
