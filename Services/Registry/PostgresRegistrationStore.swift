@@ -40,7 +40,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 // The device of this id and any holding this token, locked for this transaction.
                 let rows = try await db.run("""
                     SELECT d.deviceId, d.userId, p.pushId FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
-                    WHERE d.app = \(app) AND (d.deviceId = \(r.deviceId) OR d.token = \(r.token)) FOR UPDATE OF d
+                    WHERE d.app = \(app) AND d.deviceId IN (
+                        SELECT deviceId FROM devices WHERE app = \(app) AND deviceId = \(r.deviceId)
+                        UNION ALL SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token))
+                    FOR UPDATE OF d
                     """, logger: logger)
                 var held: [String: DeviceRegistration] = [:]
                 for (id, userId, pushId) in try rows.decode((String, String?, String?).self) {

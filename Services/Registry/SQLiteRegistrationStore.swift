@@ -32,10 +32,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             if let identity {
                 // The device of this id and any holding this token, with their users and push ids.
                 var held: [String: DeviceRegistration] = [:]
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT d.deviceId, d.userId, p.pushId FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
-                    WHERE d.app = ? AND (d.deviceId = ? OR d.token = ?)
-                    """, arguments: [app, registration.deviceId, registration.token])
+                // Two index searches (an OR of the two would scan the app's devices).
+                let statement = try db.cachedStatement(sql: """
+                    SELECT d.deviceId, d.userId, p.pushId FROM (
+                        SELECT deviceId, userId FROM devices WHERE app = ? AND deviceId = ?
+                        UNION SELECT deviceId, userId FROM devices WHERE app = ? AND token = ?
+                    ) d LEFT JOIN pushIds p ON p.app = ? AND p.deviceId = d.deviceId
+                    """)
+                let rows = try Row.fetchAll(statement, arguments: [app, registration.deviceId, app, registration.token, app])
                 for row in rows {
                     let id: String = row["deviceId"]
                     var device = held[id] ?? DeviceRegistration(deviceId: id, platform: registration.platform, token: "", os: registration.os, userId: row["userId"])
