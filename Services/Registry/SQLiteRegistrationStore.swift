@@ -32,13 +32,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             if let identity {
                 // The device of this id and any holding this token, with their users and push ids.
                 var held: [String: DeviceRegistration] = [:]
-                // Two index searches (an OR of the two would scan the app's devices).
-                let statement = try db.cachedStatement(sql: """
-                    SELECT d.deviceId, d.userId, p.pushId FROM (
-                        SELECT deviceId, userId FROM devices WHERE app = ? AND deviceId = ?
-                        UNION SELECT deviceId, userId FROM devices WHERE app = ? AND token = ?
-                    ) d LEFT JOIN pushIds p ON p.app = ? AND p.deviceId = d.deviceId
-                    """)
+                let statement = try db.cachedStatement(sql: Self.registrationOwnersSQL)
                 let rows = try Row.fetchAll(statement, arguments: [app, registration.deviceId, app, registration.token, app])
                 for row in rows {
                     let id: String = row["deviceId"]
@@ -66,6 +60,16 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             return DeviceRecord(registration: registration, createdAt: createdAt, updatedAt: now, lastSeenAt: now)
         }
     }
+
+    /// The device of an id and those holding a token, with their users and push ids
+    /// (arguments: app, deviceId, app, token, app): two index searches, where an OR of the two
+    /// conditions would scan the app's devices.
+    static let registrationOwnersSQL = """
+        SELECT d.deviceId, d.userId, p.pushId FROM (
+            SELECT deviceId, userId FROM devices WHERE app = ? AND deviceId = ?
+            UNION SELECT deviceId, userId FROM devices WHERE app = ? AND token = ?
+        ) d LEFT JOIN pushIds p ON p.app = ? AND p.deviceId = d.deviceId
+        """
 
     private static func deviceArguments(app: String, _ r: DeviceRegistration, createdAt: Date, now: Date) -> StatementArguments {
         let values: [(any DatabaseValueConvertible)?] = [

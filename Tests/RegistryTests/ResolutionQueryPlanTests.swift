@@ -20,4 +20,18 @@ struct ResolutionQueryPlanTests {
         }
         #expect(plan.contains("pushId=?"), "\(plan)")
     }
+
+    @Test func aClientRegistrationFindsTheDevicesItWouldTouchThroughTheirIndexesNotAScanOfTheApp() async throws {
+        let directory = RegistrySamples.temporaryDirectory()
+        let store = try SQLiteRegistrationStore(directory: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for n in 0..<50 {
+            try await store.register(app: "demo", RegistrySamples.device("d\(n)", user: "u\(n)"))
+        }
+        let plan = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteRegistrationStore.registrationOwnersSQL, arguments: ["demo", "d1", "demo", "token-d2", "demo"])
+                .map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("app=? AND deviceId=?") && plan.contains("app=? AND token=?"), "\(plan)")
+    }
 }
