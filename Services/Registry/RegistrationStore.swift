@@ -112,6 +112,7 @@ extension DeviceStore {
         try await register(app: app, registration, actingFor: nil, now: Date())
     }
 
+    @discardableResult
     public func register(app: String, _ registration: DeviceRegistration, now: Date) async throws -> DeviceRecord {
         try await register(app: app, registration, actingFor: nil, now: now)
     }
