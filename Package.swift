@@ -339,7 +339,7 @@ let package = Package(
         .executableTarget(
             name: "ClientTokenBenchmark",
             dependencies: [
-                "GatewayAPI", "HeraldCrypto", "HeraldDomain",
+                "GatewayAPI", "HeraldControl", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/ClientTokenBenchmark"
@@ -457,7 +457,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "DispatchKit", "Payloads", "HTTPTransport",
-                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import GatewayAPI
-import HeraldCrypto
+import HeraldControl
 import HeraldDomain
 
 // Benchmark: what the gateway's check of a request's credential costs (`Credentials.authenticate`:
@@ -28,24 +28,13 @@ let apps = try AppsConfiguration.parse("""
         clientTokens: { hmacSecretFile: secret, publicKeyFile: key.pem }
     """, relativeTo: folder)
 
-struct Header: Encodable { var alg: String; var typ = "JWT" }
-struct Claims: Encodable {
-    var aud = "bench"
-    var sub: String
-    var iat: Int
-    var exp: Int
-    var pushIds: [String]
-}
-let now = Int(Date().timeIntervalSince1970)
-/// A distinct token per call (a device presenting its token for the first time).
+/// A distinct token per call (a device presenting its token for the first time), as
+/// `heraldctl client-token` mints them.
 func tokens(_ alg: String, count: Int) throws -> [String] {
     try (0..<count).map { index in
-        let claims = Claims(sub: "user-\(index)", iat: now, exp: now + 3600, pushIds: ["profile-\(index)"])
-        return try JWS.compact(header: Header(alg: alg), claims: claims) { input in
-            alg == "HS256"
-                ? Data(HMAC<SHA256>.authenticationCode(for: input, using: SymmetricKey(data: Data(secret.utf8))))
-                : try signingKey.signature(for: input).rawRepresentation
-        }
+        try NewClientToken(
+            apps: apps, app: "bench", user: "user-\(index)", pushIds: ["profile-\(index)"], ttl: 3600,
+            privateKeyPEM: alg == "ES256" ? signingKey.pemRepresentation : nil).token
     }
 }
 

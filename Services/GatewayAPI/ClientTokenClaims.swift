@@ -1,22 +1,12 @@
 import Foundation
 import HeraldModel
 
-/// What the gateway reads of a client token's JSON: from the header `alg` and whether there is
-/// a `crit`, from the claims `aud`, `exp`, `nbf`, `iat`, `sub` and `pushIds`. Read with
-/// `JSONReader` (a token is checked on a request's path, and Foundation's JSON costs more than
-/// the HMAC); JSON outside the reader's subset (numbers with fractions, repeated members) is
-/// read again with `JSONSerialization`, which decides.
-struct ClientTokenClaims {
-    struct Header {
-        var algorithm: String?
-        var critical = false
-    }
-
-    /// A claim present with a value of the wrong type.
-    struct WrongType: Error {
-        var claim: String
-    }
-
+/// What the gateway reads of a client token's claims: `aud`, `exp`, `nbf`, `iat`, `sub` and
+/// `pushIds`. As Herald's contracts are read: with `JSONReader` first (a token is checked on a
+/// request's path, and `JSONDecoder` costs more than the HMAC), and with the `Decodable`
+/// conformance for anything outside the reader's subset (numbers with fractions, repeated
+/// members), which decides and names the claim at fault.
+struct ClientTokenClaims: Decodable, JSONReadable {
     var audiences: [String]?
     var expiresAt: Double?
     var notBefore: Double?
@@ -24,69 +14,79 @@ struct ClientTokenClaims {
     var subject: String?
     var pushIds: [String]?
 
-    /// The header; nil when it is not a JSON object.
-    static func header(_ json: Data) -> Header? {
-        if let header = JSONReader.read(json, { reader -> Header in
-            var header = Header()
+    /// The header's members the gateway reads: `alg`, and whether there is a `crit`.
+    struct Header: Decodable, JSONReadable {
+        var algorithm: String?
+        var critical = false
+
+        private enum CodingKeys: String, CodingKey { case alg, crit }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            algorithm = try c.decodeIfPresent(String.self, forKey: .alg)
+            critical = c.contains(.crit)
+        }
+
+        init(reading json: inout JSONReader) throws {
             var seen = Set<String>()
-            try reader.object { key, reader in
+            try json.object { key, reader in
                 guard seen.insert(key).inserted else { throw JSONReader.Mismatch() }
                 switch key {
-                case "alg": header.algorithm = try reader.string()
-                case "crit": header.critical = true; try reader.skip()
+                case "alg": algorithm = try reader.string()
+                case "crit": critical = true; try reader.skip()
                 default: try reader.skip()
                 }
             }
-            return header
-        }) { return header }
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { return nil }
-        return Header(algorithm: object["alg"] as? String, critical: object["crit"] != nil)
+        }
     }
 
-    /// The claims; nil when they are not a JSON object; `WrongType` for a known claim of another type.
-    static func claims(_ json: Data) throws(WrongType) -> ClientTokenClaims? {
-        if let claims = JSONReader.read(json, { reader -> ClientTokenClaims in
-            var claims = ClientTokenClaims()
-            var seen = Set<String>()
-            try reader.object { key, reader in
-                guard seen.insert(key).inserted else { throw JSONReader.Mismatch() }
-                switch key {
-                case "aud":
-                    var single = reader
-                    if let audience = try? single.string() { reader = single; claims.audiences = [audience] } else { claims.audiences = try reader.strings() }
-                case "exp": claims.expiresAt = Double(try reader.int())
-                case "nbf": claims.notBefore = Double(try reader.int())
-                case "iat": claims.issuedAt = Double(try reader.int())
-                case "sub": claims.subject = try reader.string()
-                case "pushIds": claims.pushIds = try reader.strings()
-                default: try reader.skip()
-                }
+    /// A claim present with a value of the wrong type (or the claims not a JSON object: `claim` empty).
+    struct Unreadable: Error, Equatable {
+        var claim: String
+    }
+
+    /// `T` read from `json`, the reader first, else the decoder.
+    static func read<T: Decodable & JSONReadable>(_ type: T.Type, _ json: Data) throws(Unreadable) -> T {
+        if let value = JSONReader.read(json, { try T(reading: &$0) }) { return value }
+        do { return try HeraldJSON.decode(T.self, from: json) } catch let error as DecodingError {
+            let path: [any CodingKey] = switch error {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context): context.codingPath
+            @unknown default: []
             }
-            return claims
-        }) { return claims }
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { return nil }
-        func number(_ claim: String) throws(WrongType) -> Double? {
-            guard let value = object[claim] else { return nil }
-            guard let double = (value as? NSNumber)?.doubleValue, double.isFinite else { throw WrongType(claim: claim) }
-            return double
+            throw Unreadable(claim: path.first?.stringValue ?? "")
+        } catch {
+            throw Unreadable(claim: "")
         }
-        func strings(_ claim: String) throws(WrongType) -> [String]? {
-            guard let value = object[claim] else { return nil }
-            guard let list = value as? [Any] else { throw WrongType(claim: claim) }
-            let strings = list.compactMap { $0 as? String }
-            guard strings.count == list.count else { throw WrongType(claim: claim) }
-            return strings
+    }
+
+    private enum CodingKeys: String, CodingKey { case aud, exp, nbf, iat, sub, pushIds }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // `aud` is one string or a list of them (RFC 7519 §4.1.3).
+        if let audience = try? c.decodeIfPresent(String.self, forKey: .aud) { audiences = [audience] } else { audiences = try c.decodeIfPresent([String].self, forKey: .aud) }
+        expiresAt = try c.decodeIfPresent(Double.self, forKey: .exp)
+        notBefore = try c.decodeIfPresent(Double.self, forKey: .nbf)
+        issuedAt = try c.decodeIfPresent(Double.self, forKey: .iat)
+        subject = try c.decodeIfPresent(String.self, forKey: .sub)
+        pushIds = try c.decodeIfPresent([String].self, forKey: .pushIds)
+    }
+
+    init(reading json: inout JSONReader) throws {
+        var seen = Set<String>()
+        try json.object { key, reader in
+            guard seen.insert(key).inserted else { throw JSONReader.Mismatch() }
+            switch key {
+            case "aud":
+                var single = reader
+                if let audience = try? single.string() { reader = single; audiences = [audience] } else { audiences = try reader.strings() }
+            case "exp": expiresAt = Double(try reader.int())
+            case "nbf": notBefore = Double(try reader.int())
+            case "iat": issuedAt = Double(try reader.int())
+            case "sub": subject = try reader.string()
+            case "pushIds": pushIds = try reader.strings()
+            default: try reader.skip()
+            }
         }
-        var claims = ClientTokenClaims()
-        if let audience = object["aud"] as? String { claims.audiences = [audience] } else { claims.audiences = try strings("aud") }
-        claims.expiresAt = try number("exp")
-        claims.notBefore = try number("nbf")
-        claims.issuedAt = try number("iat")
-        if let subject = object["sub"] {
-            guard let text = subject as? String else { throw WrongType(claim: "sub") }
-            claims.subject = text
-        }
-        claims.pushIds = try strings("pushIds")
-        return claims
     }
 }

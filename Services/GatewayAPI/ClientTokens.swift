@@ -66,9 +66,6 @@ public final class ClientTokens: Sendable {
         self.now = now
     }
 
-    /// Whether `app` takes client tokens at all.
-    public func accepts(app: String) -> Bool { apps[app] != nil }
-
     /// The identity `token` stands for on `app`, or 401 saying why it is refused. `digest` is
     /// the token's SHA-256.
     public func verify(_ token: Substring, digest: [UInt8], app: String) throws(GatewayError) -> ClientIdentity {
@@ -105,8 +102,9 @@ public final class ClientTokens: Sendable {
         guard let settings = apps[app] else {
             throw Self.refused(.notAccepted, "this app does not accept client tokens (no clientTokens in its settings), or there is no such app")
         }
-        guard let jws = CompactJWS(text), let header = ClientTokenClaims.header(jws.headerJSON) else {
-            throw Self.refused(.malformed, "the client token is not a JWT (three base64url parts, the first two JSON objects)")
+        let malformed = "the client token is not a JWT (three base64url parts, the first two JSON objects)"
+        guard let jws = CompactJWS(text), let header = try? ClientTokenClaims.read(ClientTokenClaims.Header.self, jws.headerJSON) else {
+            throw Self.refused(.malformed, malformed)
         }
         guard let algorithm = header.algorithm else { throw Self.refused(.algorithm, "the client token's header names no alg") }
         guard algorithm.lowercased() != "none" else {
@@ -122,11 +120,11 @@ public final class ClientTokens: Sendable {
             throw Self.refused(.algorithm, "this app does not accept \(algorithm) client tokens (its clientTokens has no \(algorithm == "HS256" ? "hmacSecretFile" : "publicKeyFile"))")
         }
         guard key.verifies(jws, algorithm: algorithm) else { throw Self.refused(.signature, "the client token's signature does not verify") }
-        let read: ClientTokenClaims?
-        do { read = try ClientTokenClaims.claims(jws.claimsJSON) } catch {
+        let claims: ClientTokenClaims
+        do { claims = try ClientTokenClaims.read(ClientTokenClaims.self, jws.claimsJSON) } catch {
+            guard !error.claim.isEmpty else { throw Self.refused(.malformed, malformed) }
             throw Self.refused(.claims, "the client token's \(error.claim) has the wrong type (aud: a string or list of strings; exp, nbf, iat: seconds since 1970; sub: a string; pushIds: a list of strings)")
         }
-        guard let claims = read else { throw Self.refused(.malformed, "the client token is not a JWT (three base64url parts, the first two JSON objects)") }
         guard let audiences = claims.audiences else { throw Self.refused(.audience, "the client token names no audience (aud): it must be the Herald app id") }
         guard audiences.contains(app) else { throw Self.refused(.audience, "the client token's audience (aud) is not this app") }
         guard let expiresAt = claims.expiresAt else { throw Self.refused(.claims, "the client token has no expiry (exp, seconds since 1970)") }

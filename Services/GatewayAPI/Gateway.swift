@@ -70,6 +70,13 @@ public struct Gateway: Sendable {
             self.idempotencyKey = idempotencyKey
             self.body = body
         }
+
+        /// A path parameter as the caller meant it (the router gives the segment as it came,
+        /// percent-encoded); empty when absent.
+        func parameter(_ name: String) -> String {
+            let raw = parameters[name] ?? ""
+            return raw.removingPercentEncoding ?? raw
+        }
     }
 
     /// The answer: status and JSON body (problem+json for errors).
@@ -100,9 +107,7 @@ public struct Gateway: Sendable {
         func fields() throws -> JSONFields { try JSONFields(request.body) }
 
         func parameter(_ name: String) throws -> String {
-            // The router gives the segment as it came, percent-encoded.
-            let raw = request.parameters[name] ?? ""
-            let value = raw.removingPercentEncoding ?? raw
+            let value = request.parameter(name)
             guard TextLimits.fits(value, maximum: TextLimits.identifier) else {
                 throw GatewayError.invalid(name, "must be 1 to \(TextLimits.identifier) characters")
             }
@@ -218,8 +223,7 @@ public struct Gateway: Sendable {
         case .refused:
             throw clientRefused("a client token cannot call \(route.method.rawValue) \(route.path): that takes a server's API key with the \(route.scope.rawValue) scope")
         case .ownUser:
-            let raw = request.parameters["userId"] ?? ""
-            guard (raw.removingPercentEncoding ?? raw) == identity.userId else {
+            guard request.parameter("userId") == identity.userId else {
                 throw clientRefused("a client token acts only for its own user (sub): this path names another")
             }
         case .ownDevices:

@@ -45,13 +45,9 @@ public final class PostgresRegistrationStore: RegistrationStore {
                         UNION ALL SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token))
                     FOR UPDATE OF d
                     """, logger: logger)
-                var held: [String: DeviceRegistration] = [:]
-                for (id, userId, pushId) in try rows.decode((String, String?, String?).self) {
-                    var device = held[id] ?? DeviceRegistration(deviceId: id, platform: r.platform, token: "", os: r.os, userId: userId)
-                    if let pushId { device.pushIds.append(pushId) }
-                    held[id] = device
-                }
-                if held.values.contains(where: { !identity.owns($0) }) { throw Self.takenOver }
+                var owners: [(deviceId: String, userId: String?, pushId: String?)] = []
+                for (id, userId, pushId) in try rows.decode((String, String?, String?).self) { owners.append((id, userId, pushId)) }
+                try Self.refuseTakeover(of: owners, by: identity)
             }
             try await db.run("""
                 DELETE FROM pushIds WHERE app = \(app) AND deviceId IN (SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId))

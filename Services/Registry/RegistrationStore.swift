@@ -117,11 +117,21 @@ extension DeviceStore {
         try await register(app: app, registration, actingFor: nil, now: now)
     }
 
-    /// The 403 of a registration that would take over another user's device or token.
-    static var takenOver: CommandError {
-        CommandError(
-            code: "forbidden", detail: "this device id or push token is registered to another user: a client token acts only for its own user (sub)",
-            status: 403)
+    /// Throws 403 unless every device of `rows` (one row per device and push id: what a
+    /// registration would replace or move its token off) is `identity`'s: a client token
+    /// takes over no other user's device or token.
+    static func refuseTakeover(of rows: [(deviceId: String, userId: String?, pushId: String?)], by identity: ClientIdentity) throws {
+        var held: [String: DeviceRegistration] = [:]
+        for row in rows {
+            var device = held[row.deviceId] ?? DeviceRegistration(deviceId: row.deviceId, platform: .fcm, token: "", os: .other, userId: row.userId)
+            if let pushId = row.pushId { device.pushIds.append(pushId) }
+            held[row.deviceId] = device
+        }
+        guard held.values.allSatisfy(identity.owns) else {
+            throw CommandError(
+                code: "forbidden", detail: "this device id or push token is registered to another user: a client token acts only for its own user (sub)",
+                status: 403)
+        }
     }
 
     public func revoke(_ revocation: TokenRevoked) async throws -> RevocationResult { try await revoke(revocation, now: Date()) }

@@ -31,16 +31,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await database.durableWrite { db in
             if let identity {
                 // The device of this id and any holding this token, with their users and push ids.
-                var held: [String: DeviceRegistration] = [:]
                 let statement = try db.cachedStatement(sql: Self.registrationOwnersSQL)
                 let rows = try Row.fetchAll(statement, arguments: [app, registration.deviceId, app, registration.token, app])
-                for row in rows {
-                    let id: String = row["deviceId"]
-                    var device = held[id] ?? DeviceRegistration(deviceId: id, platform: registration.platform, token: "", os: registration.os, userId: row["userId"])
-                    if let pushId: String = row["pushId"] { device.pushIds.append(pushId) }
-                    held[id] = device
-                }
-                if held.values.contains(where: { !identity.owns($0) }) { throw Self.takenOver }
+                try Self.refuseTakeover(of: rows.map { (deviceId: $0["deviceId"], userId: $0["userId"], pushId: $0["pushId"]) }, by: identity)
             }
             let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
                                              arguments: [app, registration.token, registration.deviceId])
