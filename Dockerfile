@@ -29,13 +29,13 @@ COPY Benchmarks Benchmarks
 # release mode without debug information, stripped, with the Swift runtime linked in, so the
 # runtime stage needs no toolchain; eleven executables of their own would each carry the same
 # 75 MB.
+# The provider sandbox is a tool of its own (the demo's stand-in for FCM, Push Kit and APNs):
+# `herald` does not link it.
 RUN swift build -c release --product herald --static-swift-stdlib -debug-info-format none -Xlinker --strip-all \
+ && swift build -c release --product herald-sandbox --static-swift-stdlib -debug-info-format none -Xlinker --strip-all \
  && bin="$(swift build -c release --show-bin-path)" && mkdir -p /out \
- && cp "$bin/herald" /out/ \
- && for name in herald-gateway herald-registration herald-preferences herald-encryption herald-fcm herald-hms \
-                herald-webhook herald-apns herald-callback herald-sandbox heraldctl; do \
-      ln -s herald "/out/$name"; \
-    done \
+ && cp "$bin/herald" "$bin/herald-sandbox" /out/ \
+ && /out/herald links /out \
  && cp -R "$bin"/*.resources /out/
 
 FROM ${RUNTIME_IMAGE}

@@ -2,30 +2,21 @@
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
 import PackageDescription
 
-/// Every Herald service: its product and its executable target, declared below with its
-/// dependencies. Each target's folder is named as the target: libraries under Shared/,
-/// Services/ (what runs in production), Providers/ (a module per provider), Tools/ (heraldctl
-/// and the provider sandbox) and Benchmarks/.
-let services: [(product: String, target: String)] = [
-    ("herald-gateway", "Gateway"),
-    ("herald-registration", "Registration"),
-    ("herald-preferences", "Preferences"),
-    ("herald-encryption", "Encryption"),
-    ("herald-fcm", "FCMDispatcher"),
-    ("herald-hms", "HMSDispatcher"),
-    ("herald-webhook", "WebhookDispatcher"),
-    ("herald-apns", "APNsDispatcher"),
-    ("herald-callback", "CallbackDispatcher"),
-    ("herald-sandbox", "Sandbox"),
-]
-
+// Herald's products: the multi-call `herald` (every service, by the name it is called as or
+// its first argument), heraldctl, the provider sandbox (a tool, never linked into `herald`),
+// the app kit and the benchmarks. Each target's folder is named as the target: libraries
+// under Shared/ (infrastructure, runtime, domain), Providers/ (a module per provider and the
+// registry of them), Services/ (a library per service), Tools/, Client/ and Benchmarks/.
+// LayeringTests reads this file: a target depends only on its own layer or those below.
 let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15), .iOS(.v17)],
-    products: services.map { .executable(name: $0.product, targets: [$0.target]) } + [
-        .executable(name: "heraldctl", targets: ["HeraldCtl"]),
-        // The image's one binary: every executable above, by the name it is called as.
+    products: [
+        // The image's one binary: every service (herald-gateway, herald-fcm, …) by the name it is
+        // called as or its first argument, and heraldctl.
         .executable(name: "herald", targets: ["HeraldMultiCall"]),
+        .executable(name: "heraldctl", targets: ["HeraldCtl"]),
+        .executable(name: "herald-sandbox", targets: ["Sandbox"]),
         .executable(name: "herald-messaging-bench", targets: ["MessagingBenchmark"]),
         .executable(name: "herald-json-bench", targets: ["JSONBenchmark"]),
         .executable(name: "herald-encryption-bench", targets: ["EncryptionBenchmark"]),
@@ -42,7 +33,7 @@ let package = Package(
         .library(name: "HeraldDomain", targets: ["HeraldDomain"]),
         .library(name: "HeraldProviders", targets: ["HeraldProviders"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
-        // What an app links to open Herald's pushes: HeraldCrypto and Foundation only.
+        // What an app links to open Herald's pushes: HeraldCrypto, HeraldDocuments and Foundation only.
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
     ],
     dependencies: [
@@ -147,12 +138,11 @@ let package = Package(
         .target(
             name: "HeraldProviders",
             dependencies: ["FCM", "HMS", "Webhook", "APNs", "Callback", "HeraldDomain"],
-            path: "Shared/HeraldProviders"
+            path: "Providers/HeraldProviders"
         ),
         .target(
             name: "HeraldModel",
-            // HeraldClient for the documents an app and the server share (a device's configuration).
-            dependencies: [.product(name: "Crypto", package: "swift-crypto"), "HeraldClient"],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), "HeraldDocuments"],
             path: "Shared/HeraldModel"
         ),
         .target(
@@ -166,8 +156,14 @@ let package = Package(
         ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldCrypto"],
+            dependencies: ["HeraldCrypto", "HeraldDocuments"],
             path: "Client/HeraldClient"
+        ),
+        // The documents an app and the server share (a device's notification configuration):
+        // Foundation only, so both the app kit and the server's model import it.
+        .target(
+            name: "HeraldDocuments",
+            path: "Shared/HeraldDocuments"
         ),
         .target(
             name: "ProviderMessages",
@@ -175,15 +171,15 @@ let package = Package(
             path: "Shared/ProviderMessages"
         ),
         .target(
-            name: "Payloads",
+            name: "Encryption",
             dependencies: [
                 "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging",
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            path: "Services/Payloads"
+            path: "Services/Encryption"
         ),
         .target(
-            name: "GatewayAPI",
+            name: "Gateway",
             dependencies: [
                 "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -193,13 +189,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            path: "Services/GatewayAPI",
+            path: "Services/Gateway",
             resources: [.copy("openapi.yaml")]
         ),
         .target(
             name: "Console",
             dependencies: [
-                "GatewayAPI", "HeraldControl", "ServiceKit", "Messaging",
+                "Gateway", "HeraldControl", "ServiceKit", "Messaging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -221,7 +217,7 @@ let package = Package(
             path: "Shared/HeraldStorage"
         ),
         .target(
-            name: "Registry",
+            name: "Registration",
             dependencies: [
                 "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -230,10 +226,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Services/Registry"
+            path: "Services/Registration"
         ),
         .target(
-            name: "PreferenceRules",
+            name: "Preferences",
             dependencies: [
                 "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -242,7 +238,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Services/PreferenceRules"
+            path: "Services/Preferences"
         ),
         .target(
             name: "Messaging",
@@ -311,7 +307,7 @@ let package = Package(
                 "HeraldModel", "HeraldProviders", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport", "HeraldCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Tools/HeraldControl"
+            path: "Services/HeraldControl"
         ),
         .target(
             name: "HeraldCtlCommands",
@@ -339,7 +335,7 @@ let package = Package(
         .executableTarget(
             name: "ClientTokenBenchmark",
             dependencies: [
-                "GatewayAPI", "HeraldControl", "HeraldDomain",
+                "Gateway", "HeraldControl", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/ClientTokenBenchmark"
@@ -361,7 +357,7 @@ let package = Package(
         .executableTarget(
             name: "RegistrationBenchmark",
             dependencies: [
-                "BenchmarkSupport", "Registry", "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HeraldStorage",
+                "BenchmarkSupport", "Registration", "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -390,13 +386,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "PreferencesBenchmark",
-            dependencies: ["BenchmarkSupport", "PreferenceRules", "HeraldModel", "ServiceKit", "HeraldDomain"],
+            dependencies: ["BenchmarkSupport", "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain"],
             path: "Benchmarks/PreferencesBenchmark"
         ),
         .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: [
-                "HeraldProviders", "BenchmarkSupport", "Payloads", "HeraldCrypto", "HeraldModel", "ServiceKit", "HeraldDomain",
+                "HeraldProviders", "BenchmarkSupport", "Encryption", "HeraldCrypto", "HeraldModel", "ServiceKit", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -435,29 +431,29 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldProviders", "HeraldClient", "HeraldCrypto", "Payloads", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "HeraldClient", "HeraldCrypto", "Encryption", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/HeraldClientTests"
         ),
         .testTarget(
-            name: "PayloadsTests",
+            name: "EncryptionTests",
             dependencies: [
-                "HeraldProviders", "Payloads", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "Encryption", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Tests/PayloadsTests",
+            path: "Tests/EncryptionTests",
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "DispatchKit", "Payloads", "HTTPTransport",
-                "HeraldProviders", "GatewayAPI", "Registry", "PreferenceRules", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldControl",
+                "DispatchKit", "Encryption", "HTTPTransport",
+                "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -469,9 +465,9 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
-            name: "RegistryTests",
+            name: "RegistrationTests",
             dependencies: [
-                "Registry", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "Registration", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -479,16 +475,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Tests/RegistryTests"
+            path: "Tests/RegistrationTests"
         ),
         .testTarget(
-            name: "PreferenceRulesTests",
+            name: "PreferencesTests",
             dependencies: [
-                "PreferenceRules", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Tests/PreferenceRulesTests"
+            path: "Tests/PreferencesTests"
         ),
         .testTarget(
             name: "APNsDispatcherTests",
@@ -557,7 +553,7 @@ let package = Package(
         .testTarget(
             name: "ProviderSandboxTests",
             dependencies: [
-                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Payloads", "ProviderMessages", "HeraldCrypto",
+                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Encryption", "ProviderMessages", "HeraldCrypto",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -569,73 +565,30 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registry", "HeraldCrypto", "HTTPTransport", "HeraldClient", "GatewayAPI",
+                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registration", "HeraldCrypto", "HTTPTransport", "HeraldClient", "Gateway", "HeraldServices",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/ServicesTests",
             exclude: ["Fixtures"]
         ),
-        // The executables: thin mains over their modules.
-        .executableTarget(
-            name: "Gateway",
-            dependencies: ["HeraldServices"],
-            path: "Services/Gateway"
-        ),
-        .executableTarget(
-            name: "Registration",
-            dependencies: ["HeraldServices"],
-            path: "Services/Registration"
-        ),
-        .executableTarget(
-            name: "Preferences",
-            dependencies: ["HeraldServices"],
-            path: "Services/Preferences"
-        ),
-        .executableTarget(
-            name: "Encryption",
-            dependencies: ["HeraldServices"],
-            path: "Services/Encryption"
-        ),
-        .executableTarget(
-            name: "FCMDispatcher",
-            dependencies: ["HeraldServices"],
-            path: "Services/FCMDispatcher"
-        ),
-        .executableTarget(
-            name: "HMSDispatcher",
-            dependencies: ["HeraldServices"],
-            path: "Services/HMSDispatcher"
-        ),
-        .executableTarget(
-            name: "WebhookDispatcher",
-            dependencies: ["HeraldServices"],
-            path: "Services/WebhookDispatcher"
-        ),
-        .executableTarget(
-            name: "CallbackDispatcher",
-            dependencies: ["HeraldServices"],
-            path: "Services/CallbackDispatcher"
-        ),
-        .executableTarget(
-            name: "APNsDispatcher",
-            dependencies: ["HeraldServices"],
-            path: "Services/APNsDispatcher"
-        ),
         .executableTarget(
             name: "Sandbox",
-            dependencies: ["HeraldServices"],
+            dependencies: [
+                "ProviderSandbox", "ServiceKit",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tools/Sandbox"
         ),
         // What each executable runs, in one place (HeraldExecutable).
         .target(
             name: "HeraldServices",
             dependencies: [
-                "GatewayAPI", "Console", "Registry", "HeraldStorage", "PreferenceRules", "Payloads",
-                "FCM", "HMS", "Webhook", "Callback", "APNs", "DispatchKit", "ProviderSandbox",
+                "Gateway", "Console", "Registration", "HeraldStorage", "Preferences", "Encryption",
+                "FCM", "HMS", "Webhook", "Callback", "APNs", "DispatchKit",
                 "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Services/HeraldServices"
         ),

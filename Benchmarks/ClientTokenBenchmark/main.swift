@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import GatewayAPI
+import Gateway
 import HeraldControl
 import HeraldDomain
 

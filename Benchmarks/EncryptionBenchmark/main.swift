@@ -13,7 +13,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
-import Payloads
+import Encryption
 import ServiceKit
 
 let arguments = CommandLine.arguments.dropFirst()

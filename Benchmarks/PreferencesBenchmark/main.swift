@@ -11,7 +11,7 @@ import BenchmarkSupport
 import Foundation
 import HeraldDomain
 import HeraldModel
-import PreferenceRules
+import Preferences
 import ServiceKit
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -4,7 +4,7 @@ import HeraldStorage
 import Logging
 import BenchmarkSupport
 import PostgresNIO
-import Registry
+import Registration
 
 /// `herald-registration-bench lists`: how long a page of `GET /events` and `GET /devices`
 /// takes from a store holding `events` logged events (each with one outcome) and `devices`

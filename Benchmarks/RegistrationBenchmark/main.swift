@@ -16,7 +16,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import Messaging
-import Registry
+import Registration
 import ServiceKit
 import ServiceLifecycle
 import Logging

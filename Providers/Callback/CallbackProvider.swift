@@ -16,6 +16,7 @@ public struct CallbackProvider: DispatchProvider {
     /// Only Herald itself sends callbacks: no event's direct token may name this platform.
     public let deliversEvents = false
     public let defaultPort = 8088
+    public let summary = "consumes dispatch.callback and posts each callback (a device revoked, a delivery failed, an event completed) to its app's callback endpoint as a signed Standard Webhooks POST"
 
     public init() {}
 

@@ -14,6 +14,7 @@ public struct WebhookProvider: DispatchProvider {
     public let platform = Platform.webhook
     public let registersDevices = false
     public let defaultPort = 8086
+    public let summary = "consumes dispatch.webhook and forwards each delivery to its app's webhook as a signed Standard Webhooks POST, after checking the addresses the host resolves to"
 
     public init() {}
 

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayAPI
+import Gateway
 import HTTPTypes
 import HeraldControl
 import Hummingbird

@@ -1,6 +1,6 @@
 import Console
 import Foundation
-import GatewayAPI
+import Gateway
 import HeraldDomain
 import HeraldProviders
 import Messaging
@@ -9,9 +9,9 @@ import ServiceKit
 /// herald-gateway: the public HTTP API. Source adapters publish events with confirms; device,
 /// preference and settings requests go to Registration and Preferences as AMQP RPC. The
 /// Herald Console is served on the ops port, or on its own (`HERALD_CONSOLE_PORT`).
-public enum GatewayService {
-    public static func main() async {
-        await HeraldService.main(name: "herald-gateway", defaultPort: 8080, defaultOpsPort: 9080, providers: .herald) { runtime, herald in
+enum GatewayService {
+    static func main(_ executable: HeraldExecutable) async {
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald) { runtime, herald in
             let rpc = RPCClient(configuration: runtime.connection("rpc"))
             let gateway = Gateway(
                 apps: herald.apps, providers: herald.providers, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,

@@ -2,14 +2,14 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldStorage
-import PreferenceRules
+import Preferences
 import ServiceKit
 
 /// herald-preferences: decides for each resolved delivery whether the user wants it (network,
 /// user, channel, kind and device rules), and answers the gateway's preference commands.
-public enum PreferencesService {
-    public static func main() async {
-        await HeraldService.main(name: "herald-preferences", defaultPort: 8082, providers: .herald, setUp: setUp)
+enum PreferencesService {
+    static func main(_ executable: HeraldExecutable) async {
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, setUp: setUp)
     }
 
     @Sendable static func setUp(_ runtime: ServiceRuntime, _ herald: HeraldConfiguration) async throws -> ServiceParts {

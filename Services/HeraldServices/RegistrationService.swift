@@ -2,15 +2,15 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldStorage
-import Registry
+import Registration
 import ServiceKit
 
 /// herald-registration: the device registry. Resolves each event into one delivery per device,
 /// applies token revocations, records what became of each delivery, and answers the gateway's
 /// device, key and sponsee commands.
-public enum RegistrationService {
-    public static func main() async {
-        await HeraldService.main(name: "herald-registration", defaultPort: 8081, providers: .herald) { runtime, herald in
+enum RegistrationService {
+    static func main(_ executable: HeraldExecutable) async {
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald) { runtime, herald in
             let opened = try await runtime.openStore(schema: "registration")
             let store = try await RegistrationStores.open(opened)
             return ServiceParts(clients: opened.clients, services: [

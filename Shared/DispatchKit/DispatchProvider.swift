@@ -23,7 +23,7 @@ public enum DispatcherService {
     /// Runs `herald-<platform>` for `provider` until SIGTERM, with the providers of
     /// `registry` in its topology and its apps file checked against them.
     public static func main<Provider: DispatchProvider>(_ provider: Provider, registry: ProviderRegistry) async -> Never {
-        await HeraldService.main(name: "herald-\(provider.platform)", defaultPort: provider.defaultPort, providers: registry) { runtime, herald in
+        await HeraldService.main(name: provider.executableName, defaultPort: provider.defaultPort, providers: registry) { runtime, herald in
             try parts(provider, runtime: runtime, apps: herald.apps)
         }
     }

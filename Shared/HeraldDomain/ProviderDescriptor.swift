@@ -11,6 +11,10 @@ public protocol ProviderDescriptor: Sendable {
     /// The platform name: the route of a device, the routing key on `herald.dispatch`, and
     /// the tail of `dispatch.<platform>`.
     var platform: Platform { get }
+    /// What its dispatcher does, in a sentence (`herald --help`, the manifest).
+    var summary: String { get }
+    /// Its dispatcher's executable: `herald-<platform>`.
+    var executableName: String { get }
     /// Whether a device registers with this platform through the gateway (a push token);
     /// false for a route Herald chooses itself (webhooks).
     var registersDevices: Bool { get }
@@ -37,6 +41,8 @@ extension ProviderDescriptor {
     public func tokenProblem(_ token: String) -> String? { nil }
     public var deviceOS: DeviceOS? { nil }
     public var deliversEvents: Bool { true }
+    public var executableName: String { "herald-\(platform)" }
+    public var summary: String { "delivers through the \(platform) provider" }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

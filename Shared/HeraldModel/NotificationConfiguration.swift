@@ -1,10 +1,9 @@
 import Crypto
 import Foundation
-import HeraldClient
-
-/// A device's notification configuration: the one document Preferences filters with and an
-/// app edits (HeraldClient's `NotificationConfiguration`, where its rules are).
-public typealias NotificationConfiguration = HeraldClient.NotificationConfiguration
+// A device's notification configuration is the one document Preferences filters with and an
+// app edits: HeraldDocuments' `NotificationConfiguration`, where its rules are, which the
+// server's modules see through HeraldModel.
+@_exported import HeraldDocuments
 
 extension NotificationConfiguration {
     /// The configuration's HTTP entity tag (quoted): a digest of its canonical JSON, so

@@ -1,5 +1,3 @@
-import HeraldClient
-
 /// The commands the gateway sends to Preferences over AMQP RPC (queue
 /// `preferences.commands`, type `herald.preference-command.v1`). Each is answered with the
 /// resulting state (`PreferenceReply`) or a `CommandError`.

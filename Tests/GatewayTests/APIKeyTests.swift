@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-@testable import GatewayAPI
+@testable import Gateway
 import Testing
 
 /// Reading the Authorization header: the scheme in any case, spaces around the key.

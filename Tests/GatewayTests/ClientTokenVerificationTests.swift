@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-@testable import GatewayAPI
+@testable import Gateway
 import HeraldControl
 import HeraldDomain
 import HeraldModel

@@ -4,7 +4,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
-import Registry
+import Registration
 import Testing
 
 /// Device, configuration, preference and settings requests, forwarded as RPC to

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import GatewayAPI
+import Gateway
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
@@ -8,8 +8,8 @@ import HeraldTestSupport
 import Hummingbird
 import Logging
 import Messaging
-import PreferenceRules
-import Registry
+import Preferences
+import Registration
 import ServiceKit
 import ServiceLifecycle
 

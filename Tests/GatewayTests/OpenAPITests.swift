@@ -2,7 +2,7 @@ import Crypto
 import _CryptoExtras
 import Foundation
 import HeraldCrypto
-import GatewayAPI
+import Gateway
 import Testing
 import Yams
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatewayAPI
+@testable import Gateway
 import Testing
 
 /// The problem document a refused request gets (RFC 9457): written by hand, since every

@@ -1,13 +1,13 @@
 import DispatchKit
 import Foundation
-import GatewayAPI
+import Gateway
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
 import Messaging
-import Payloads
-import Registry
+import Encryption
+import Registration
 import ServiceKit
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatewayAPI
+@testable import Gateway
 import HeraldDomain
 import ServiceKit
 import Synchronization

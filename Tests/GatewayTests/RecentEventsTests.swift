@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatewayAPI
+@testable import Gateway
 import Testing
 
 /// The gateway's memory of ids it accepted lately: a repeat inside the window is known, per

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldModel
-import Payloads
+import Encryption
 import ProviderMessages
 import Testing
 

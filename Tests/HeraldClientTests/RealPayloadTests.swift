@@ -2,7 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldModel
 import HeraldProviders
-import Payloads
+import Encryption
 import ProviderMessages
 import Testing
 

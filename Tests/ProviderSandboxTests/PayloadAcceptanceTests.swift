@@ -5,7 +5,7 @@ import HeraldCrypto
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
-import Payloads
+import Encryption
 import ProviderMessages
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldServices
 import HeraldTestSupport
 import Messaging
 import ServiceKit
@@ -22,11 +23,10 @@ struct ServiceProcesses {}
 extension ServiceProcesses {
     @Suite("Every service executable")
     struct ExecutableTests {
-        static let services: [(name: String, usesBroker: Bool)] = [
-            ("herald-gateway", true), ("herald-registration", true), ("herald-preferences", true),
-            ("herald-encryption", true), ("herald-fcm", true), ("herald-hms", true),
-            ("herald-webhook", true), ("herald-apns", true), ("herald-sandbox", false),
-        ]
+        /// Every executable the multi-call `herald` runs (a dispatcher per provider of the
+        /// registry), and the sandbox.
+        static let services: [(name: String, usesBroker: Bool)] =
+            HeraldExecutable.all.map { ($0.name, true) } + [("herald-sandbox", false)]
 
         @Test("starts, declares the topology, reports ready and exits 0 on SIGTERM", arguments: services)
         func startsReadyAndStops(service: (name: String, usesBroker: Bool)) async throws {
@@ -64,7 +64,7 @@ extension ServiceProcesses {
             #expect(process.logText().contains("\"msg\":\"stopped\""))
         }
 
-        @Test("the multi-call herald runs the service it is linked as, as the image runs every service", arguments: ["herald-fcm", "herald-sandbox"])
+        @Test("the multi-call herald runs the service it is linked as, as the image runs every service", arguments: ["herald-fcm", "herald-gateway"])
         func multiCallRunsTheServiceItIsLinkedAs(name: String) async throws {
             let links = FileManager.default.temporaryDirectory.appendingPathComponent("herald-links-\(UUID())")
             try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
@@ -86,6 +86,33 @@ extension ServiceProcesses {
             #expect(help.status == 0 && help.output.contains("Depth, rates and consumers"), "\(help)")
             let unknown = try await runCommand(herald, ["herald-nothing"])
             #expect(unknown.status == 64 && unknown.output.contains("herald-gateway") && unknown.output.contains("heraldctl"), "\(unknown)")
+        }
+
+        @Test("the production herald does not run the provider sandbox, a tool of its own")
+        func multiCallHasNoSandbox() async throws {
+            let herald = ServiceProcess.binaryDirectory.appendingPathComponent("herald").path
+            let sandbox = try await runCommand(herald, ["herald-sandbox"])
+            #expect(sandbox.status == 64 && sandbox.output.contains("no executable named \"herald-sandbox\""), "\(sandbox)")
+        }
+
+        @Test("herald providers --manifest prints every executable of the registry, and herald links makes a link for each")
+        func manifestAndLinks() async throws {
+            let herald = ServiceProcess.binaryDirectory.appendingPathComponent("herald").path
+            let printed = try await runCommand(herald, ["providers", "--manifest"])
+            #expect(printed.status == 0)
+            let manifest = try #require(try JSONSerialization.jsonObject(with: Data(printed.output.utf8)) as? [String: Any])
+            let executables = try #require(manifest["executables"] as? [[String: Any]])
+            #expect(executables.compactMap { $0["name"] as? String } == HeraldExecutable.all.map(\.name))
+            let dispatchers = executables.filter { $0["kind"] as? String == "dispatcher" }
+            #expect(dispatchers.compactMap { $0["platform"] as? String } == ProviderRegistry.herald.platforms.map(\.rawValue))
+
+            let links = FileManager.default.temporaryDirectory.appendingPathComponent("herald-links-\(UUID())")
+            try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: links) }
+            let linked = try await runCommand(herald, ["links", links.path])
+            #expect(linked.status == 0, "\(linked)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: links.path).sorted()
+            #expect(names == (HeraldExecutable.all.map(\.name) + ["heraldctl"]).sorted())
         }
 
         @Test("the sandbox completes a TLS handshake when it runs without privileges, as the image's user herald runs it",
@@ -128,10 +155,13 @@ final class ServiceProcess: Sendable {
 
     /// `user`: run it as that user id (and group), without privileges, as the image's user
     /// `herald` runs it; the test process must be root to do so.
-    /// `binary`: another executable to run as this service (a link to the multi-call `herald`).
+    /// `binary`: another executable to run as this service (a link to the multi-call `herald`);
+    /// by default a service runs as `herald <name>`, the sandbox as its own `herald-sandbox`.
     init(_ name: String, environment extra: [String: String] = [:], user: UInt32? = nil, binary: URL? = nil) throws {
         self.name = name
-        let binary = binary ?? Self.binaryDirectory.appendingPathComponent(name)
+        let multiCall = binary == nil && name != "herald-sandbox"
+        let binary = binary ?? Self.binaryDirectory.appendingPathComponent(multiCall ? "herald" : name)
+        let arguments = multiCall ? [name] : []
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestFailure("\(binary.path) is missing: run swift build first") }
         port = try freePort()
         opsPort = try freePort()
@@ -143,9 +173,10 @@ final class ServiceProcess: Sendable {
         if let user {
             guard chown(data.path, user, user) == 0 else { throw TestFailure("cannot give \(data.path) to user \(user): errno \(errno)") }
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary.path]
+            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary.path] + arguments
         } else {
             process.executableURL = binary
+            process.arguments = arguments
         }
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_AMQP_URL"] = TestBroker.urlString

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayAPI
+import Gateway
 import HeraldTestSupport
 import Testing
 

@@ -4,7 +4,7 @@ import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
 import Messaging
-import Registry
+import Registration
 import ServiceKit
 import Testing
 

@@ -1,7 +1,4 @@
-// herald-sandbox: a local emulator of FCM HTTP v1 and Huawei Push Kit (and their OAuth
-// endpoints), with token rules, fault injection and an inbox. Plain HTTP on
-// HERALD_HTTP_PORT (8090, with /healthz, /readyz, /metrics), HTTPS with HTTP/2 on
-// HERALD_SANDBOX_HTTPS_PORT (8443). It does not use the broker.
-import HeraldServices
-
-await HeraldExecutable.sandbox.main()
+// herald-sandbox: a local emulator of each provider's service (FCM HTTP v1, Huawei Push Kit,
+// APNs, their OAuth endpoints) and a webhook receiver, with token rules, fault injection and
+// an inbox. A tool for development and tests: the production `herald` does not link it.
+await SandboxService.main()

@@ -1,0 +1,48 @@
+import Foundation
+import HeraldDomain
+import HeraldModel
+import HeraldProviders
+
+/// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
+/// provider registry: each executable with its ports and queues, each provider with its
+/// registration rules. `herald providers --manifest` prints it as JSON; the deploy files
+/// (compose.yaml, Prometheus, Helm) and the scripts that start the stack are generated from it
+/// or checked against it, so a new provider module appears in all of them.
+public enum HeraldManifest {
+    /// The manifest as a JSON object (keys sorted when written).
+    public static func json(registry: ProviderRegistry = .herald) -> [String: Any] {
+        let executables: [[String: Any]] = HeraldExecutable.all.map { executable in
+            var entry: [String: Any] = [
+                "name": executable.name, "kind": executable.kind.rawValue, "port": executable.defaultPort,
+                "summary": executable.summary,
+            ]
+            if let ops = executable.defaultOpsPort { entry["opsPort"] = ops }
+            if let platform = executable.platform {
+                entry["platform"] = platform.rawValue
+                entry["queue"] = HeraldTopology.Queue.dispatch(platform).name
+                entry["retryQueues"] = HeraldTopology.retryTiers.map { HeraldTopology.retryQueue(platform, $0).name }
+            }
+            return entry
+        }
+        let providers: [[String: Any]] = registry.providers.map { provider in
+            var entry: [String: Any] = [
+                "platform": provider.platform.rawValue, "executable": provider.executableName,
+                "registersDevices": provider.registersDevices, "deliversEvents": provider.deliversEvents,
+            ]
+            if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
+            return entry
+        }
+        return [
+            "executables": executables,
+            "providers": providers,
+            "devicePlatforms": registry.devicePlatforms.map(\.rawValue),
+            "eventPlatforms": registry.eventPlatforms.map(\.rawValue),
+        ]
+    }
+
+    /// The manifest as pretty-printed JSON with sorted keys, ending in a newline.
+    public static func text(registry: ProviderRegistry = .herald) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: json(registry: registry), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
