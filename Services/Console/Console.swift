@@ -26,11 +26,12 @@ public struct Console: Sendable {
     /// A JSON answer of the console's own API.
     public typealias Object = [String: Any]
 
-    /// Signing in: the key may use the console for `app`. Answers the app and the key's id.
+    /// Signing in: the key may use the console for `app`. Answers the app, the key's id and
+    /// the platforms devices register with (the registry's, so the console names no provider).
     func signIn(_ authorization: String?, app: String) throws(GatewayError) -> Object {
         let keyId = try gateway.authorizeConsole(authorization, app: app)
         logger.info("console sign-in", metadata: ["app": "\(app)", "keyId": "\(keyId)"])
-        return ["app": app, "keyId": keyId]
+        return ["app": app, "keyId": keyId, "platforms": gateway.providers.devicePlatforms.map(\.rawValue)]
     }
 
     /// The overview's system part: every Herald queue's depth and consumers, the app's dead

@@ -125,7 +125,7 @@ public struct Gateway: Sendable {
     var apps: AppsConfiguration { current.apps }
     var credentials: Credentials { current.credentials }
     /// The providers served: the platforms a device may register with.
-    let providers: ProviderRegistry
+    public let providers: ProviderRegistry
     public let limiter: RateLimiter
     let publisher: Publisher
     /// Events of concurrent requests travel to the broker together.

@@ -23,17 +23,20 @@ public struct HeraldExecutable: Sendable {
     public let defaultOpsPort: Int?
     /// The platform a dispatcher serves.
     public let platform: Platform?
+    /// Whether it keeps data of its own (a store: SQLite on a volume, or PostgreSQL).
+    public let stateful: Bool
     /// What it does, in a sentence (`herald --help`, the manifest).
     public let summary: String
     private let body: @Sendable (HeraldExecutable) async -> Void
 
     init(name: String, kind: Kind = .service, defaultPort: Int, defaultOpsPort: Int? = nil, platform: Platform? = nil,
-         summary: String, body: @escaping @Sendable (HeraldExecutable) async -> Void) {
+         stateful: Bool = false, summary: String, body: @escaping @Sendable (HeraldExecutable) async -> Void) {
         self.name = name
         self.kind = kind
         self.defaultPort = defaultPort
         self.defaultOpsPort = defaultOpsPort
         self.platform = platform
+        self.stateful = stateful
         self.summary = summary
         self.body = body
     }
@@ -53,11 +56,11 @@ public struct HeraldExecutable: Sendable {
             summary: "the public HTTP API: publishes events with confirms, sends device, preference and settings requests to Registration and Preferences as AMQP RPC, serves the console on the ops port",
             body: GatewayService.main),
         HeraldExecutable(
-            name: "herald-registration", defaultPort: 8081,
+            name: "herald-registration", defaultPort: 8081, stateful: true,
             summary: "the device registry: resolves each event into one delivery per device, applies token revocations, records outcomes, answers device, key and sponsee commands",
             body: RegistrationService.main),
         HeraldExecutable(
-            name: "herald-preferences", defaultPort: 8082,
+            name: "herald-preferences", defaultPort: 8082, stateful: true,
             summary: "decides for each delivery whether the user wants it (network, user, channel, kind and device rules), answers preference commands",
             body: PreferencesService.main),
         HeraldExecutable(

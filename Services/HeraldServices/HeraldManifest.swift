@@ -14,7 +14,7 @@ public enum HeraldManifest {
         let executables: [[String: Any]] = HeraldExecutable.all.map { executable in
             var entry: [String: Any] = [
                 "name": executable.name, "kind": executable.kind.rawValue, "port": executable.defaultPort,
-                "summary": executable.summary,
+                "summary": executable.summary, "stateful": executable.stateful,
             ]
             if let ops = executable.defaultOpsPort { entry["opsPort"] = ops }
             if let platform = executable.platform {
@@ -30,6 +30,7 @@ public enum HeraldManifest {
                 "registersDevices": provider.registersDevices, "deliversEvents": provider.deliversEvents,
             ]
             if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
+            entry["emulatedBySandbox"] = provider.emulatedBySandbox
             return entry
         }
         return [

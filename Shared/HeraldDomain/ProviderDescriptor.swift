@@ -15,6 +15,9 @@ public protocol ProviderDescriptor: Sendable {
     var summary: String { get }
     /// Its dispatcher's executable: `herald-<platform>`.
     var executableName: String { get }
+    /// Whether the provider sandbox (`herald-sandbox`) stands in for its service, as in the
+    /// demo stack: its dispatcher then trusts the sandbox's CA there.
+    var emulatedBySandbox: Bool { get }
     /// Whether a device registers with this platform through the gateway (a push token);
     /// false for a route Herald chooses itself (webhooks).
     var registersDevices: Bool { get }
@@ -43,6 +46,7 @@ extension ProviderDescriptor {
     public var deliversEvents: Bool { true }
     public var executableName: String { "herald-\(platform)" }
     public var summary: String { "delivers through the \(platform) provider" }
+    public var emulatedBySandbox: Bool { false }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

@@ -119,6 +119,7 @@ try:
     driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/devices']").click()
     heading("Devices")
     Select(driver.find_element(By.NAME, "by")).select_by_value("tokenSuffix")
+    seen["platforms"] = [option.get_attribute("value") for option in Select(driver.find_element(By.NAME, "platform")).options]
     driver.find_element(By.NAME, "q").send_keys(request["token"][-10:])
     driver.find_element(By.CSS_SELECTOR, "#device-search button[type=submit]").click()
     seen["deviceFound"] = until_text("main tbody", request["device"])

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
+import HeraldProviders
 import HeraldTestSupport
 import Messaging
 import Testing
@@ -78,6 +79,8 @@ extension ServiceProcesses {
                 #expect(!stack.received(token).isEmpty, "the test push reached the device's provider")
                 #expect(seen["paged"] as? Bool == true, "the events list pages with its cursor: \(seen)")
                 #expect((seen["deviceFound"] as? String)?.contains("console-phone") == true)
+                #expect(seen["platforms"] as? [String] == [""] + ProviderRegistry.herald.devicePlatforms.map(\.rawValue),
+                        "the platform filter offers the registry's device platforms, as the gateway says at sign-in: \(seen)")
                 #expect(seen["deviceToken"] as? String == TokenMask.masked(token), "the device page shows the token masked")
                 #expect((seen["chat"] as? String)?.contains("filtered") == true, "\(seen)")
                 let channel = try await stack.expectOK("GET", "/users/\(user)/channels/heraldctl/preferences")

@@ -12,16 +12,26 @@ import kubernetes_validate
 import yaml
 
 KUBERNETES = "1.33.0"
-SERVICES = {"gateway", "registration", "preferences", "encryption", "fcm", "hms", "webhook", "apns", "callback"}
-DISPATCHERS = {"fcm", "hms", "webhook", "apns", "callback"}
 OPS_PORT = 9080
 
 chart_dir = pathlib.Path(sys.argv[1])
+# The chart's table of services (generated from herald's manifest by scripts/generate, which
+# scripts/test checks is current): one Deployment and Service each, an HPA per autoscaled
+# dispatcher.
+_table = (chart_dir / "templates" / "_helpers.tpl").read_text().split('{{- define "herald.services" -}}')[1].split("{{- end -}}")[0]
+_services = {name: entry for name, entry in (yaml.safe_load("\n".join(line for line in _table.splitlines() if not line.startswith("{{"))) or {}).items()}
+SERVICES = set(_services)
+DISPATCHERS = {name for name, entry in _services.items() if entry["dispatcher"]}
 problems: list[str] = []
 
 
 def problem(text: str) -> None:
     problems.append(text)
+
+
+def settings(merged: dict, name: str) -> dict:
+    """A service's values: its own, or for a dispatcher the values' dispatcherDefaults."""
+    return merged["services"].get(name) or merged["dispatcherDefaults"]
 
 
 def render(values: dict | None, label: str) -> list[dict]:
@@ -75,12 +85,12 @@ def check(objects: list[dict], values: dict, label: str) -> None:
             wanted = bool(merged[values_key]["caSecret"]["name"]) and (values_key == "amqp" or "HERALD_DATABASE_URL" in environment)
             if wanted != (environment.get(setting) == f"{folder}/ca.pem") or wanted != (folder in mounts and mounts[folder] in secret_volumes):
                 problem(f"{label}: {name}: {setting} and its Secret at {folder} go together, exactly when {values_key}.caSecret names one")
-        autoscaled = name in DISPATCHERS and merged["services"][name]["autoscaling"]["enabled"]
+        autoscaled = name in DISPATCHERS and settings(merged, name)["autoscaling"]["enabled"]
         if autoscaled == ("replicas" in deployment["spec"]):
             problem(f"{label}: {name}: replicas must be left to the HPA exactly when it is autoscaled")
 
     hpas = {h["spec"]["scaleTargetRef"]["name"].rsplit("-", 1)[1] for h in by_kind.get("HorizontalPodAutoscaler", [])}
-    expected = {n for n in DISPATCHERS if merged["services"][n]["autoscaling"]["enabled"]}
+    expected = {n for n in DISPATCHERS if settings(merged, n)["autoscaling"]["enabled"]}
     if hpas != expected:
         problem(f"{label}: HPAs for {sorted(hpas)}, expected {sorted(expected)}")
     if merged["queueDepthScaling"]["enabled"]:
@@ -118,6 +128,14 @@ for label, values in cases:
     except helm.HelmError as error:
         problem(f"{label}: {error}")
 
+# A dispatcher the values do not name (a provider newer than the values) runs with
+# dispatcherDefaults: its Deployment is there, with their replicas.
+objects = render({"services": {"callback": None}}, "a dispatcher without values")
+unnamed = [d for d in objects if d["kind"] == "Deployment" and d["metadata"]["name"].endswith("-callback")]
+if len(unnamed) != 1 or unnamed[0]["spec"].get("replicas") != 1:
+    problem(f"a dispatcher without values: expected one Deployment with dispatcherDefaults' one replica, got {[d['spec'] .get('replicas') for d in unnamed]}")
+else:
+    print("  a dispatcher without values: runs with dispatcherDefaults")
 # Two SQLite replicas of Registration are refused, naming the way out.
 try:
     render({"database": {"url": ""}, "services": {"registration": {"replicas": 2, "resources": {}}}}, "two SQLite replicas")

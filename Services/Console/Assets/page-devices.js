@@ -1,5 +1,5 @@
 // Devices: find devices by user, device id or the end of their token; each links to its page.
-import { call } from "./api.js";
+import { call, session } from "./api.js";
 import { h, field, link, nextPage, problem, show, status, table, time } from "./ui.js";
 
 const modes = [
@@ -11,7 +11,7 @@ const modes = [
 export async function devicesPage({ main, query, navigate }) {
   const by = h("select", { name: "by" }, modes.map((mode) => h("option", { value: mode.value, selected: mode.value === (query.get("by") || "tokenSuffix") }, mode.label)));
   const value = h("input", { name: "q", value: query.get("q") || "", spellcheck: "false" });
-  const platform = h("select", { name: "platform" }, ["", "fcm", "hms", "apns"].map((name) => h("option", { value: name, selected: name === (query.get("platform") || "") }, name || "any")));
+  const platform = h("select", { name: "platform" }, ["", ...(session()?.platforms || [])].map((name) => h("option", { value: name, selected: name === (query.get("platform") || "") }, name || "any")));
   const form = h("form", { class: "filters", id: "device-search", role: "search" },
     field("Search by", by), field("Value", value), field("Platform", platform), h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (event) => {

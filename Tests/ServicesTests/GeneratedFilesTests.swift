@@ -1,0 +1,48 @@
+import Foundation
+import HeraldServices
+import HeraldTestSupport
+import Testing
+
+/// What follows from the manifest (compose.yaml's dispatchers, Prometheus's targets, the Helm
+/// chart's services, scripts/run's executables and ports, openapi.yaml's platform enums) is as
+/// `scripts/generate` writes it from the registry these tests link: a provider added to the
+/// registry without running the generator fails here, naming the stale files.
+@Suite("Generated deploy files")
+struct GeneratedFilesTests {
+    @Test("every generated part is as the manifest of the linked registry says")
+    func generatedPartsAreCurrent() async throws {
+        let manifest = FileManager.default.temporaryDirectory.appendingPathComponent("herald-manifest-\(UUID()).json")
+        try HeraldManifest.text().write(to: manifest, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: manifest) }
+        let check = try await runCommand("python3", [
+            PythonChecker.packageRoot.appendingPathComponent("scripts/generate").path, "--manifest", manifest.path, "--check",
+        ])
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    @Test("the generator notices a manifest with one more provider")
+    func aNewProviderMakesThemStale() async throws {
+        var json = HeraldManifest.json()
+        var executables = try #require(json["executables"] as? [[String: Any]])
+        executables.append([
+            "name": "herald-pigeon", "kind": "dispatcher", "port": 8099, "summary": "carries notes", "stateful": false,
+            "platform": "pigeon", "queue": "dispatch.pigeon", "retryQueues": [String](),
+        ])
+        json["executables"] = executables
+        var providers = try #require(json["providers"] as? [[String: Any]])
+        providers.append(["platform": "pigeon", "executable": "herald-pigeon", "registersDevices": true, "deliversEvents": true, "emulatedBySandbox": false])
+        json["providers"] = providers
+        json["devicePlatforms"] = (json["devicePlatforms"] as? [String] ?? []) + ["pigeon"]
+        json["eventPlatforms"] = (json["eventPlatforms"] as? [String] ?? []) + ["pigeon"]
+        let manifest = FileManager.default.temporaryDirectory.appendingPathComponent("herald-manifest-\(UUID()).json")
+        try JSONSerialization.data(withJSONObject: json).write(to: manifest)
+        defer { try? FileManager.default.removeItem(at: manifest) }
+        let check = try await runCommand("python3", [
+            PythonChecker.packageRoot.appendingPathComponent("scripts/generate").path, "--manifest", manifest.path, "--check",
+        ])
+        #expect(check.status == 1)
+        for file in ["compose.yaml", "prometheus.yml", "_helpers.tpl", "values.schema.json", "scripts/run", "openapi.yaml"] {
+            #expect(check.output.contains(file), "\(file) not named stale: \(check.output)")
+        }
+    }
+}
