@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
+import Foundation
 import PackageDescription
 
 // Herald's products: the multi-call `herald` (every service, by the name it is called as or
@@ -8,6 +9,31 @@ import PackageDescription
 // under Shared/ (infrastructure, runtime, domain), Providers/ (a module per provider and the
 // registry of them), Services/ (a library per service), Tools/, Client/ and Benchmarks/.
 // LayeringTests reads this file: a target depends only on its own layer or those below.
+/// The provider modules: every folder under Providers/ but HeraldProviders (the registry of
+/// them), a target of the folder's name. A provider is one module: a new folder is a new
+/// target, HeraldProviders depends on it, and its descriptor's line in HeraldProviders.swift
+/// puts it in the registry. Each may use what every provider may (the dispatcher runtime,
+/// transport, model, crypto, logging, metrics); a provider built on another names it below.
+let providerModules: [String] = {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Providers")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return names.filter { !$0.hasPrefix(".") && $0 != "HeraldProviders" }.sorted()
+}()
+let providerUses: [String: [Target.Dependency]] = ["Callback": ["Webhook"]]
+let providerTargets: [Target] = providerModules.map { name in
+    .target(
+        name: name,
+        dependencies: providerUses[name, default: []] + [
+            "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ],
+        path: "Providers/\(name)"
+    )
+}
+
 let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15), .iOS(.v17)],
@@ -89,55 +115,11 @@ let package = Package(
             ],
             path: "Shared/DispatchKit"
         ),
-        .target(
-            name: "FCM",
-            dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Providers/FCM"
-        ),
-        .target(
-            name: "HMS",
-            dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ProviderMessages", "ServiceKit", "HeraldDomain",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            path: "Providers/HMS"
-        ),
-        .target(
-            name: "APNs",
-            dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Providers/APNs"
-        ),
-        .target(
-            name: "Webhook",
-            dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            path: "Providers/Webhook"
-        ),
-        .target(
-            name: "Callback",
-            dependencies: [
-                "Webhook", "DispatchKit", "HeraldModel", "HeraldDomain",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Providers/Callback"
-        ),
+        // A provider module per folder under Providers/ (providerTargets, above).
+    ] + providerTargets + [
         .target(
             name: "HeraldProviders",
-            dependencies: ["FCM", "HMS", "Webhook", "APNs", "Callback", "HeraldDomain"],
+            dependencies: providerModules.map { .target(name: $0) } + ["DispatchKit", "HeraldDomain"],
             path: "Providers/HeraldProviders"
         ),
         .target(

@@ -141,26 +141,17 @@ public struct WebhookClient: UnicastProviderClient {
 
     /// The destination host's first address, once every address passed the guard.
     private func checkedAddress() async -> Result<NetworkAddress, Refusal> {
-        let addresses: [NetworkAddress]
-        do {
-            addresses = try await resolver.addresses(of: destination.host)
-        } catch {
-            return .failure(Refusal(result: .retry(.transport, "\(error)")))
-        }
-        for address in addresses {
-            let scope = address.scope
-            if scope == .global || (destination.allowPrivateNetworks && scope.isPrivateNetwork) { continue }
-            WebhookMetrics.refused[scope]?.increment()
-            let what = destination.host == address.description
-                ? "the webhook host \(address) is a \(scope.rawValue) address"
-                : "the webhook host \(destination.host) resolves to \(address), a \(scope.rawValue) address"
-            let remedy = scope.isPrivateNetwork
+        switch await AddressGuard(resolver: resolver).check(host: destination.host, allowPrivateNetworks: destination.allowPrivateNetworks) {
+        case .success(let address):
+            return .success(address)
+        case .failure(let refusal):
+            guard case .refused(_, let address) = refusal else { return .failure(Refusal(result: .retry(.transport, refusal.describe("")))) }
+            WebhookMetrics.refused[address.scope]?.increment()
+            let remedy = address.scope.isPrivateNetwork
                 ? "which is refused; set apps.\(app).delivery.allowPrivateNetworks: true to allow it"
                 : "which is never connected to"
-            return .failure(Refusal(result: .failed(.addressRefused, "\(what), \(remedy)")))
+            return .failure(Refusal(result: .failed(.addressRefused, "\(refusal.describe("the webhook host")), \(remedy)")))
         }
-        guard let first = addresses.first else { return .failure(Refusal(result: .retry(.transport, "\(destination.host) has no address"))) }
-        return .success(first)
     }
 }
 

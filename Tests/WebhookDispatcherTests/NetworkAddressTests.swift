@@ -1,3 +1,4 @@
+import HTTPTransport
 import Testing
 import Webhook
 
