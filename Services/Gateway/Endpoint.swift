@@ -4,8 +4,9 @@ import ServiceKit
 /// Every route of the public API. `route` is the one table that says, for each endpoint,
 /// its method, its path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the scope
 /// an API key needs, what a device's client token may do there, and the handler that answers
-/// it. The switch has no `default`, so a new endpoint cannot be added without stating all five. The router and the OpenAPI test both
-/// read this table.
+/// it (a method of the controller of its concern: `EventsController`, `DevicesController`,
+/// `PreferencesController`). The switch has no `default`, so a new endpoint cannot be added
+/// without stating all five. The router and the OpenAPI test both read this table.
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
     case emailMessages, emailAddressKey, webcomEvents, getEvent, listEvents, getStats
@@ -40,31 +41,31 @@ public enum Endpoint: String, CaseIterable, Sendable {
 
     public var route: Route {
         switch self {
-        case .postEvent: Route(.post, "/events", .events, .refused) { try await $0.postEvent($1) }
-        case .smartIDPush: Route(.post, "/smartid/push", .events, .refused) { try await $0.smartIDPush($1) }
-        case .evernymNotify: Route(.post, "/evernym/notify", .events, .refused) { try await $0.evernymNotify($1) }
-        case .upstraEvents: Route(.post, "/upstra/events", .events, .refused) { try await $0.upstraEvents($1) }
-        case .emailMessages: Route(.post, "/email/messages", .events, .refused) { try await $0.emailMessages($1) }
-        case .webcomEvents: Route(.post, "/webcom/events", .events, .refused) { try await $0.webcomEvents($1) }
-        case .getEvent: Route(.get, "/events/:eventId", .events, .refused) { try await $0.getEvent($1) }
-        case .listEvents: Route(.get, "/events", .events, .refused) { try await $0.listEvents($1) }
-        case .getStats: Route(.get, "/stats", .events, .refused) { try await $0.getStats($1) }
-        case .listDevices: Route(.get, "/devices", .devices, .refused) { try await $0.listDevices($1) }
-        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await $0.listUserDevices($1) }
-        case .smartIDDevices: Route(.post, "/smartid/devices", .devices, .ownDevices) { try await $0.smartIDDevices($1) }
-        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await $0.evernymSponsee($1) }
-        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await $0.emailAddressKey($1) }
-        case .putDevice: Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await $0.putDevice($1) }
-        case .getDevice: Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await $0.getDevice($1) }
-        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await $0.deleteDevice($1) }
-        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await $0.getConfiguration($1) }
-        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await $0.putConfiguration($1) }
-        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await $0.getUserPreferences($1) }
-        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices, .ownUser) { try await $0.putUserPreferences($1) }
-        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await $0.getChannelPreferences($1) }
-        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await $0.putChannelPreferences($1) }
-        case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await $0.getSettings($1) }
-        case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await $0.putSettings($1) }
+        case .postEvent: Route(.post, "/events", .events, .refused) { try await EventsController(gateway: $0).postEvent($1) }
+        case .smartIDPush: Route(.post, "/smartid/push", .events, .refused) { try await EventsController(gateway: $0).smartIDPush($1) }
+        case .evernymNotify: Route(.post, "/evernym/notify", .events, .refused) { try await EventsController(gateway: $0).evernymNotify($1) }
+        case .upstraEvents: Route(.post, "/upstra/events", .events, .refused) { try await EventsController(gateway: $0).upstraEvents($1) }
+        case .emailMessages: Route(.post, "/email/messages", .events, .refused) { try await EventsController(gateway: $0).emailMessages($1) }
+        case .webcomEvents: Route(.post, "/webcom/events", .events, .refused) { try await EventsController(gateway: $0).webcomEvents($1) }
+        case .getEvent: Route(.get, "/events/:eventId", .events, .refused) { try await EventsController(gateway: $0).getEvent($1) }
+        case .listEvents: Route(.get, "/events", .events, .refused) { try await EventsController(gateway: $0).listEvents($1) }
+        case .getStats: Route(.get, "/stats", .events, .refused) { try await EventsController(gateway: $0).getStats($1) }
+        case .listDevices: Route(.get, "/devices", .devices, .refused) { try await DevicesController(gateway: $0).listDevices($1) }
+        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await DevicesController(gateway: $0).listUserDevices($1) }
+        case .smartIDDevices: Route(.post, "/smartid/devices", .devices, .ownDevices) { try await DevicesController(gateway: $0).smartIDDevices($1) }
+        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await DevicesController(gateway: $0).evernymSponsee($1) }
+        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await DevicesController(gateway: $0).emailAddressKey($1) }
+        case .putDevice: Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).putDevice($1) }
+        case .getDevice: Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).getDevice($1) }
+        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).deleteDevice($1) }
+        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).getConfiguration($1) }
+        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).putConfiguration($1) }
+        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getUserPreferences($1) }
+        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putUserPreferences($1) }
+        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getChannelPreferences($1) }
+        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putChannelPreferences($1) }
+        case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).getSettings($1) }
+        case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).putSettings($1) }
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import HeraldModel
 
 /// A JSON object read strictly: each accessor names the field (with its path) in the error
-/// when it is missing or of the wrong type.
-struct JSONFields {
+/// when it is missing or of the wrong type. Sendable by hand: its object is what
+/// JSONSerialization parsed (strings, numbers, arrays, objects), never changed after.
+struct JSONFields: @unchecked Sendable {
     let object: [String: Any]
     let path: String
 

@@ -215,16 +215,13 @@ enum SourceAdapters {
     /// The canonical `POST …/events`: a `herald.event.v1` whose `app` is the path's (a
     /// body's own `app` is ignored) and whose
     /// id is namespaced by its source like the others.
-    static func canonical(_ raw: Data, app: String) throws(GatewayError) -> NotificationEvent {
-        var object = ((try? JSONSerialization.jsonObject(with: raw)) as? [String: Any]) ?? [:]
-        if object.isEmpty, (try? JSONSerialization.jsonObject(with: raw)) == nil { throw GatewayError(400, "Malformed JSON", "the body is not valid JSON") }
-        if let null = JSONFields.firstNull(in: object, at: "", known: JSONFields.eventFields) { throw .invalid(null, "must not be null (leave it out instead)") }
+    static func canonical(_ body: JSONFields, raw: Data, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+        if let null = JSONFields.firstNull(in: body.object, at: "", known: JSONFields.eventFields) { throw .invalid(null, "must not be null (leave it out instead)") }
         // The path names the app (the key was checked against it); a body's own is replaced.
-        object["app"] = app
-        if object["occurredAt"] == nil { object["occurredAt"] = HeraldJSON.formatTimestamp(Date()) }
+        // Without occurredAt, it occurred now (to the millisecond, as a timestamp says it).
+        let postedAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         do {
-            let data = try JSONSerialization.data(withJSONObject: object)
-            var event = try HeraldJSON.decode(NotificationEvent.self, from: data)
+            var event = try HeraldJSON.decode(NotificationEvent.self, from: raw, userInfo: [NotificationEvent.postedApp: app, NotificationEvent.postedAt: postedAt])
             guard TextLimits.isEventId(event.id) else { throw GatewayError.invalid("id", TextLimits.eventIdRule) }
             event.id = eventId(event.source, event.id)
             guard event.kind.utf8.count <= 128, event.kind.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {

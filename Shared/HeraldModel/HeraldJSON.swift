@@ -40,8 +40,10 @@ public enum HeraldJSON {
     }
 
     /// Decodes a value with the contract conventions.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decoder().decode(type, from: data)
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
+        let decoder = decoder()
+        decoder.userInfo = userInfo
+        return try decoder.decode(type, from: data)
     }
 
 

@@ -52,13 +52,19 @@ public struct NotificationEvent: Contract, Hashable {
         case id, app, source, kind, occurredAt, audience, context, data, alert, options, acceptedAt
     }
 
+    /// Decoding an event an integration posted (`POST …/events`): the app its path names (a
+    /// `String`) replaces the body's `app`, and a body without `occurredAt` occurred at this
+    /// instant (a `Date`), so the gateway decodes the body as it came.
+    public static let postedApp = CodingUserInfoKey(rawValue: "herald.event.postedApp")!
+    public static let postedAt = CodingUserInfoKey(rawValue: "herald.event.postedAt")!
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
-        app = try c.decode(String.self, forKey: .app)
+        app = try (decoder.userInfo[Self.postedApp] as? String) ?? c.decode(String.self, forKey: .app)
         source = try c.decode(EventSource.self, forKey: .source)
         kind = try c.decode(String.self, forKey: .kind)
-        occurredAt = try c.decode(Date.self, forKey: .occurredAt)
+        occurredAt = try c.decodeIfPresent(Date.self, forKey: .occurredAt) ?? (decoder.userInfo[Self.postedAt] as? Date) ?? c.decode(Date.self, forKey: .occurredAt)
         audience = try c.decode(Audience.self, forKey: .audience)
         context = try c.decodeIfPresent([String: String].self, forKey: .context) ?? [:]
         data = try c.decodeIfPresent([String: String].self, forKey: .data) ?? [:]

@@ -1,0 +1,142 @@
+import Foundation
+import HeraldDomain
+import HeraldModel
+
+/// The endpoints that register and show devices (a device by its id, Smart ID's profiles,
+/// Evernym's sponsees, Sudo's address keys): each request validated here, the change made by
+/// Registration over RPC, every token in an answer masked.
+struct DevicesController {
+    let gateway: Gateway
+
+    func listDevices(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        try await devices(.listDevices(app: call.app, query: try ListQuery(query: call.request.query).devices(platforms: gateway.providers.devicePlatforms)))
+    }
+
+    func listUserDevices(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let query = try ListQuery(query: call.request.query).devices(userId: try call.parameter("userId"), platforms: gateway.providers.devicePlatforms)
+        return try await devices(call.acting(.listDevices(app: call.app, query: query)))
+    }
+
+    /// A page of devices, their tokens masked.
+    private func devices(_ command: RegistrationCommand) async throws -> Gateway.Reply {
+        var page = try await gateway.call(command, to: .registration, RegistrationReply.self).devices ?? DevicePage(devices: [], nextCursor: nil)
+        page.devices = page.devices.map(\.masked)
+        return try Gateway.json(200, page)
+    }
+
+    func smartIDDevices(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let body = try call.fields()
+        // The profiles of profileID (one or a list) and profileIDs together.
+        // The profiles of profileID (one or a list) and profileIDs together, each trimmed of
+        // surrounding white space, as a push's pushId is.
+        var profiles: [String] = []
+        if body.has("profileID") {
+            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceAdapters.trimmedId(body, "profileID")]
+        }
+        if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
+        profiles = try Self.trimmed(profiles, field: "profileID")
+        guard !profiles.isEmpty else { throw GatewayError.invalid("profileID", "is required (or profileIDs)") }
+        let os: DeviceOS = try body.oneOf("OS", ["iOS", "Android"]) == "iOS" ? .ios : .android
+        // "For iOS: device token; For Android: device registration token": an APNs token
+        // when the app has APNs settings, else FCM's. The token is also the device's id.
+        let platform = gateway.providers.tokenPlatform(os: os, app: gateway.apps.apps[call.app])
+        let token = try body.string("deviceID", maxLength: TextLimits.identifier)
+        try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
+        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
+        return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
+    }
+
+    /// Ids without the white space around them (`SourceAdapters.trimmedId` each).
+    static func trimmed(_ ids: [String], field: String) throws(GatewayError) -> [String] {
+        var result: [String] = []
+        for (index, id) in ids.enumerated() { result.append(try SourceAdapters.trimmedId(id, field: "\(field)[\(index)]")) }
+        return result
+    }
+
+    /// An iOS device's APNs token (hex) handed over where the app has no APNs account: it
+    /// would go to FCM, which refuses it, and the device would be deleted at its first push.
+    /// Refused here, naming what is missing.
+    private func refuseUnservedAPNsToken(_ token: String, os: DeviceOS, platform: Platform, app: String, field: String) throws(GatewayError) {
+        // An APNs token is the hex of 32 bytes (up to 100); an FCM token never is hex alone.
+        guard os == .ios, platform != .apns, let bytes = Hex.decode(token), (32...100).contains(bytes.count) else { return }
+        let missing = gateway.providers[.apns] == nil
+            ? "this deployment runs no APNs provider"
+            : "app \(app) has no APNs account (an apns section in the apps file)"
+        throw GatewayError(422, "Unprocessable Content", "\(field): this is an APNs device token, but \(missing); register the device's FCM token, or add the app's APNs settings", field: field)
+    }
+
+    func evernymSponsee(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let body = try call.fields()
+        // The SDK's com-method object names its sponsee too; the path's is the one.
+        let id = try call.parameter("id")
+        if body.has("id"), try body.string("id", maxLength: 256) != id { throw GatewayError.invalid("id", "must match the path's sponsee id") }
+        let type = try body.int("type")
+        guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
+        let value = try body.string("value")
+        // Both types are pushed (3: Verity forwards to Herald, the sponsor, which pushes; 4:
+        // Verity pushes itself, and a forward that reaches Herald anyway is pushed too): the
+        // value must be a com method Herald can push to, unless the app forwards everything
+        // to its own server (webhook mode), which gets the value as it is.
+        let app = gateway.apps.apps[call.app]
+        if app?.delivery.mode != .webhook, gateway.providers.comMethodToken(value, app: app) == nil {
+            let accepted = gateway.providers.devicePlatforms.filter { gateway.providers.serves($0, app: app) }.map { "\($0.rawValue.uppercased()):<token>" }
+            throw GatewayError.invalid("value", "must be a com method Herald can push to for this app (\(accepted.isEmpty ? "none: the app has no provider account" : accepted.joined(separator: ", "))); forwarding to the sponsor's own server is the app's webhook delivery mode")
+        }
+        return try await gateway.registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: value), status: 200)
+    }
+
+    func emailAddressKey(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let body = try call.fields()
+        // A client token's key is its user's: the owner is the token's `sub` unless the body names one.
+        return try await gateway.registry(call.acting(.setAddressKey(
+            app: call.app, emailAddressId: try call.parameter("id"), keyId: try body.string("keyId", maxLength: 256),
+            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256) ?? call.caller.client?.userId,
+            deviceId: try body.optionalString("deviceId", maxLength: TextLimits.identifier))), status: 200)
+    }
+
+    func putDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let body = try call.fields()
+        let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
+            DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
+        }
+        // A device is reached through a provider it registered with; webhooks are the app's
+        // (its delivery mode), not a device's.
+        let os = DeviceOS(rawValue: try body.oneOf("os", DeviceOS.allCases.map(\.rawValue)))!
+        // Without a platform (an SDK that hands over the OS's token), the OS's own: APNs for
+        // iOS when the app has APNs settings, else FCM.
+        let platform = body.has("platform")
+            ? Platform(rawValue: try body.oneOf("platform", gateway.providers.devicePlatforms.map(\.rawValue)))!
+            : gateway.providers.tokenPlatform(os: os, app: gateway.apps.apps[call.app])
+        let token = try body.string("token")
+        if !body.has("platform") { try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "token") }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("token", problem) }
+        let registration = DeviceRegistration(
+            deviceId: try call.parameter("deviceId"), platform: platform, token: token,
+            // A client token's device is its user's: the token's `sub` unless the body names a user.
+            os: os, userId: try body.optionalString("userId", maxLength: 256) ?? call.caller.client?.userId,
+            pushIds: body.has("pushIds") ? try Self.trimmed(try body.strings("pushIds", allowEmpty: true), field: "pushIds") : [],
+            locale: try body.optionalString("locale", maxLength: 35), key: key)
+        return try await gateway.registry(call.acting(.registerDevice(app: call.app, registration: registration)), status: 200)
+    }
+
+    func getDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        try await gateway.registry(call.acting(.getDevice(app: call.app, deviceId: try call.parameter("deviceId"))), status: 200)
+    }
+
+    func deleteDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let userId = call.request.query["userId"]
+        if let userId, !TextLimits.fits(userId, maximum: TextLimits.identifier) {
+            throw GatewayError.invalid("userId", "must be 1 to \(TextLimits.identifier) characters")
+        }
+        return try await gateway.registry(call.acting(.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId)), status: 200)
+    }
+}
+
+extension DeviceRecord {
+    /// The device as the gateway shows it: its token masked (only its provider sees it whole).
+    var masked: DeviceRecord {
+        var device = self
+        device.registration.token = TokenMask.masked(registration.token)
+        return device
+    }
+}
