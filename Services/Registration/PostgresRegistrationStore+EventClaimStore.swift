@@ -1,0 +1,150 @@
+import Foundation
+import HeraldModel
+import HeraldStorage
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The store as a `EventClaimStore`: claiming an event before resolving it, so that a repeated event is resolved once.
+extension PostgresRegistrationStore {
+    /// Claims the batch in one statement: an insert that only succeeds for an event nobody
+    /// knows (the primary key decides between replicas), read together with the claim of each
+    /// event it did not insert. A claim another replica holds within its lease is
+    /// `heldElsewhere`; an older one is taken over (compare-and-set on its holder). Within
+    /// this process, an event is reserved in the in-flight set before the statement, so two
+    /// tasks claiming it at once cannot both take the row this process holds.
+    public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
+        var firstIndex: [EventKey: Int] = [:]
+        for (index, event) in events.enumerated() where firstIndex[event] == nil { firstIndex[event] = index }
+        let unique = firstIndex.sorted { $0.value < $1.value }.map(\.key)
+        // Reserved here first: an event another task of this process is claiming or handling
+        // now is not this call's to claim, whatever the row says.
+        let reserved: Set<EventKey> = inFlight.withLock { inFlight in
+            Set(unique.filter { inFlight.insert($0).inserted })
+        }
+        var decided: [EventKey: EventClaim] = [:]
+        do {
+            let mine = unique.filter { reserved.contains($0) }
+            if !mine.isEmpty { decided = try await decide(mine, now: now) }
+            let others = unique.filter { !reserved.contains($0) }
+            if !others.isEmpty { decided.merge(try await heldHere(others, now: now)) { first, _ in first } }
+        } catch {
+            inFlight.withLock { inFlight in for event in reserved { inFlight.remove(event) } }
+            throw error
+        }
+        inFlight.withLock { inFlight in
+            for event in reserved where decided[event] != .claimed { inFlight.remove(event) }
+        }
+        return events.enumerated().map { index, event in
+            guard firstIndex[event] == index else { return .inFlight }  // a second copy in this batch
+            return decided[event] ?? .heldElsewhere
+        }
+    }
+
+    /// The database's answer for events this process reserved: claimed (inserted now, a claim
+    /// of this process a failed release left, or one taken over from a replica whose lease
+    /// ended), processed, or held by another replica within its lease.
+    func decide(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
+        var states: [EventKey: (inserted: Bool, claimed: Bool?, holder: String?, claimedAt: Date?)] = [:]
+        let rows = try await database.query("""
+            WITH input AS (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)),
+            inserted AS (
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
+                SELECT app, eventId, \(now), true, \(instance), \(now) FROM input
+                ON CONFLICT (app, eventId) DO NOTHING RETURNING app, eventId)
+            SELECT i.app, i.eventId, inserted.eventId IS NOT NULL, p.claimed, p.claimedBy, p.claimedAt
+            FROM input i
+            LEFT JOIN inserted ON inserted.app = i.app AND inserted.eventId = i.eventId
+            LEFT JOIN processedEvents p ON p.app = i.app AND p.eventId = i.eventId
+            """, logger: logger)
+        for (app, eventId, inserted, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, Bool?, String?, Date?).self) {
+            states[EventKey(app: app, eventId: eventId)] = (inserted, claimed, holder, claimedAt)
+        }
+        var decided: [EventKey: EventClaim] = [:]
+        for event in events {
+            let state = states[event]
+            if state?.inserted == true || state?.holder == instance {
+                decided[event] = .claimed
+            } else if state?.claimed == false {
+                decided[event] = .processed
+            } else if let claimedAt = state?.claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+                decided[event] = .heldElsewhere
+            } else {
+                decided[event] = try await takeOver(event, from: state?.holder, now: now) ? .claimed : .heldElsewhere
+            }
+        }
+        return decided
+    }
+
+    /// For events another task of this process is claiming or handling: still `inFlight`
+    /// unless the row says otherwise (processed, or taken over by another replica whose
+    /// lease runs). Reads only, so it never races the task that holds them.
+    func heldHere(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
+        var decided = Dictionary(uniqueKeysWithValues: events.map { ($0, EventClaim.inFlight) })
+        let rows = try await database.query("""
+            SELECT p.app, p.eventId, p.claimed, p.claimedBy, p.claimedAt
+            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
+            JOIN processedEvents p ON p.app = t.app AND p.eventId = t.eventId
+            """, logger: logger)
+        for (app, eventId, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, String?, Date?).self) {
+            let event = EventKey(app: app, eventId: eventId)
+            if !claimed {
+                decided[event] = .processed
+            } else if holder != instance, let claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+                decided[event] = .heldElsewhere
+            }
+        }
+        return decided
+    }
+
+    /// Takes over the expired claim of `holder` (a replica that died), unless another replica
+    /// did first or the event was finished meanwhile.
+    func takeOver(_ event: EventKey, from holder: String?, now: Date) async throws -> Bool {
+        let rows = try await database.query("""
+            UPDATE processedEvents SET claimedBy = \(instance), claimedAt = \(now)
+            WHERE app = \(event.app) AND eventId = \(event.eventId) AND claimed AND claimedBy IS NOT DISTINCT FROM \(holder)
+            RETURNING 1
+            """, logger: logger)
+        for _ in try rows.decode(Int.self) { return true }
+        return false
+    }
+
+    public func markProcessed(_ events: [EventKey], at now: Date) async throws {
+        guard !events.isEmpty else { return }
+        try await database.query("""
+            INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
+            SELECT DISTINCT app, eventId, \(now)::timestamptz, false, NULL::text, NULL::timestamptz
+            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
+            ON CONFLICT (app, eventId) DO UPDATE SET claimed = false, processedAt = excluded.processedAt, claimedBy = NULL, claimedAt = NULL
+            """, logger: logger)
+        await forget(events)
+    }
+
+    /// Ends this process's claims: the rows go, so the next copy (here or at another replica)
+    /// is claimed at once.
+    public func release(_ events: [EventKey]) async {
+        guard !events.isEmpty else { return }
+        do {
+            try await database.query("""
+                DELETE FROM processedEvents
+                WHERE (app, eventId) IN (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]))
+                    AND claimed AND claimedBy = \(instance)
+                """, logger: logger)
+        } catch {
+            // The claims expire after the lease instead.
+            logger.warning("could not release event claims", metadata: ["error": "\(String(reflecting: error))", "events": "\(events.count)"])
+        }
+        await forget(events)
+    }
+
+    func forget(_ events: [EventKey]) async {
+        inFlight.withLock { inFlight in for event in events { inFlight.remove(event) } }
+    }
+
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        let rows = try await database.query(
+            "SELECT 1 FROM processedEvents WHERE app = \(app) AND eventId = \(eventId) AND NOT claimed", logger: logger)
+        for _ in try rows.decode(Int.self) { return true }
+        return false
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import HeraldModel
+import HeraldStorage
+import Synchronization
+
+/// The store as a `EventClaimStore`: claiming an event before resolving it, so that a repeated event is resolved once.
+extension SQLiteRegistrationStore {
+    /// Claims a batch of events in one transaction, so that of two copies of an event only
+    /// one fans out, even when both are handled at once. A claim is a `processedEvents` row
+    /// not yet marked processed, and the event in this process's in-flight set; a claim row
+    /// left by a process that died (not in the set) is taken over, as the broker redelivers
+    /// that process's events. Finish with `markProcessed(_:)` or `release(_:)`. Should the
+    /// transaction fail (a full disk at its commit), the events it put in the set leave it.
+    public func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
+        let added = Mutex<[EventKey]>([])
+        do {
+            return try await database.write { db in
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
+                let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
+                let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+                return try self.inFlight.withLock { inFlight in
+                    try events.map { event in
+                        try insert.execute(arguments: [event.app, event.eventId, stored])
+                        if db.changesCount == 0 {
+                            let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
+                            if !claimed { return .processed }
+                            if inFlight.contains(event) { return .inFlight }
+                        }
+                        if inFlight.insert(event).inserted { added.withLock { $0.append(event) } }
+                        return .claimed
+                    }
+                }
+            }
+        } catch {
+            await release(added.withLock { $0 })
+            throw error
+        }
+    }
+
+    /// Marks claimed events processed (one transaction) and ends their claims.
+    public func markProcessed(_ events: [EventKey], at now: Date) async throws {
+        try await database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 0)
+                ON CONFLICT (app, eventId) DO UPDATE SET claimed = 0, processedAt = excluded.processedAt
+                """)
+            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+            for event in events { try statement.execute(arguments: [event.app, event.eventId, stored]) }
+        }
+        await release(events)
+    }
+
+    /// Ends claims without marking the events processed (their outputs were not confirmed):
+    /// the next copy of each is claimed again.
+    public func release(_ events: [EventKey]) async {
+        inFlight.withLock { inFlight in for event in events { inFlight.remove(event) } }
+    }
+
+    /// Whether the event's deliveries were published (a claim in progress does not count).
+    public func isProcessed(app: String, eventId: String) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
+        }
+    }
+}
