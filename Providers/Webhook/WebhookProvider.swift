@@ -15,6 +15,7 @@ public struct WebhookProvider: DispatchProvider {
     public let registersDevices = false
     public let defaultPort = 8086
     public let summary = "consumes dispatch.webhook and forwards each delivery to its app's webhook as a signed Standard Webhooks POST, after checking the addresses the host resolves to"
+    public let payloadShape = PayloadShape.forward
 
     public init() {}
 

@@ -50,7 +50,7 @@ public struct PayloadBuilder: Sendable {
         guard let provider = providers[device.platform] else {
             throw PayloadFailure(.noProvider, "no provider serves platform \(device.platform) here")
         }
-        if device.platform == .webhook { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
+        if provider.payloadShape == .forward { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, provider: provider, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
         let presentation = PushPresentation(source: delivery.source, kind: delivery.kind)
@@ -64,7 +64,7 @@ public struct PayloadBuilder: Sendable {
         let iOSOnlyAlert = try alert == nil ? presentation.iOSAlertTemplate.map { name throws(PayloadFailure) in
             try renderer.render(.template(name: name, args: [:]), locale: device.locale, context: delivery.context, data: delivery.data)
         } ?? nil : nil
-        let recipient = try recipient(of: delivery)
+        let recipient = try recipient(of: delivery, shape: provider.payloadShape)
         let isIOS = device.os == .ios
         // A token whose system Herald does not know (an Evernym `FCM:` com method) may be an
         // iPhone: the alert goes where only iOS reads it, and Android's handler gets the data.
@@ -206,7 +206,18 @@ public struct PayloadBuilder: Sendable {
 
     /// The key to encrypt to, per the policy: the address's RSA key when the audience was an
     /// address, else the device's Web Push key; nil to send plain.
-    private func recipient(of delivery: Delivery) throws(PayloadFailure) -> Recipient? {
+    private func recipient(of delivery: Delivery, shape: PayloadShape) throws(PayloadFailure) -> Recipient? {
+        if shape == .encryptedMessage {
+            // The whole message, for the device's own key, whatever the policy says.
+            guard let key = delivery.device.key else {
+                throw PayloadFailure(.keyMissing, "a \(delivery.device.platform) device is reached only through its own Web Push keys, and \(delivery.device.id) has none registered")
+            }
+            do {
+                return .webPush(try WebPushKey(p256dh: key.p256dh, auth: key.auth), keyId: key.keyId)
+            } catch {
+                throw PayloadFailure(.invalidKey, "the registered key cannot be used: \(error)")
+            }
+        }
         let policy = delivery.options.encryption ?? apps.apps[delivery.app]?.encryption ?? .preferred
         if policy == .none { return nil }
         do {

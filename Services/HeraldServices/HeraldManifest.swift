@@ -31,6 +31,7 @@ public enum HeraldManifest {
             ]
             if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
             entry["emulatedBySandbox"] = provider.emulatedBySandbox
+            entry["payloadShape"] = provider.payloadShape.rawValue
             return entry
         }
         return [

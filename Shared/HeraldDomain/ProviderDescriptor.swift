@@ -27,6 +27,9 @@ public protocol ProviderDescriptor: Sendable {
     /// Reads and checks an app's settings for this provider, if its section is there:
     /// a `ConfigurationError` names the app's setting. Runs at every service's start.
     func validateSettings(of app: String, _ configuration: AppConfiguration) throws
+    /// How the provider carries a notification (`PayloadShape`): the encryption stage builds
+    /// its request by it.
+    var payloadShape: PayloadShape { get }
     /// Whether the request fits the provider's size limit, as sent at `now`.
     func fits(_ request: DispatchRequest, now: Date) -> Bool
     /// Whether a data key may not travel in clear to this provider (it reserves the name).
@@ -47,6 +50,7 @@ extension ProviderDescriptor {
     public var executableName: String { "herald-\(platform)" }
     public var summary: String { "delivers through the \(platform) provider" }
     public var emulatedBySandbox: Bool { false }
+    public var payloadShape: PayloadShape { .dataMap }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.
