@@ -27,7 +27,7 @@ COPY Client Client
 COPY Benchmarks Benchmarks
 # One binary for every service (the multi-call `herald`, linked as each executable's name), in
 # release mode without debug information, stripped, with the Swift runtime linked in, so the
-# runtime stage needs no toolchain; eleven executables of their own would each carry the same
+# runtime stage needs no toolchain; an executable per service would each carry the same
 # 75 MB.
 # The provider sandbox is a tool of its own (the demo's stand-in for FCM, Push Kit and APNs):
 # `herald` does not link it.
