@@ -30,6 +30,14 @@ public struct APNsProvider: DispatchProvider, ConfiguredProvider {
 
     public func tokenProblem(_ token: String) -> String? { APNsDeviceToken.problem(token) }
 
+    /// An APNs token is the hex of 32 bytes (up to 100); an FCM token never is hex alone.
+    public func recognizes(_ token: String) -> Bool {
+        guard let bytes = Hex.decode(token) else { return false }
+        return (32...100).contains(bytes.count)
+    }
+
+    public let displayName = "APNs"
+
     public func batching(environment: [String: String]) throws -> DispatchStage.Batching {
         DispatchStage.Batching(prefetch: 200)
     }

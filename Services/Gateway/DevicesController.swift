@@ -39,9 +39,9 @@ struct DevicesController {
         let os: DeviceOS = try body.oneOf("OS", ["iOS", "Android"]) == "iOS" ? .ios : .android
         // "For iOS: device token; For Android: device registration token": an APNs token
         // when the app has APNs settings, else FCM's. The token is also the device's id.
-        let platform = gateway.providers.tokenPlatform(os: os, app: gateway.apps.apps[call.app])
+        let platform = try unnamedTokenPlatform(os: os, app: call.app, field: "deviceID")
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
-        try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
+        try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
         if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
         return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
     }
@@ -53,16 +53,25 @@ struct DevicesController {
         return result
     }
 
-    /// An iOS device's APNs token (hex) handed over where the app has no APNs account: it
-    /// would go to FCM, which refuses it, and the device would be deleted at its first push.
-    /// Refused here, naming what is missing.
-    private func refuseUnservedAPNsToken(_ token: String, os: DeviceOS, platform: Platform, app: String, field: String) throws(GatewayError) {
-        // An APNs token is the hex of 32 bytes (up to 100); an FCM token never is hex alone.
-        guard os == .ios, platform != .apns, let bytes = Hex.decode(token), (32...100).contains(bytes.count) else { return }
-        let missing = gateway.providers[.apns] == nil
-            ? "this deployment runs no APNs provider"
-            : "app \(app) has no APNs account (an apns section in the apps file)"
-        throw GatewayError(422, "Unprocessable Content", "\(field): this is an APNs device token, but \(missing); register the device's FCM token, or add the app's APNs settings", field: field)
+    /// A token handed over without a platform that another provider recognises by its form
+    /// (an iOS device's APNs token where the app has no APNs account) would go to the
+    /// provider of unnamed tokens, which refuses it, and the device would be deleted at its
+    /// first push. Refused here, naming what is missing.
+    private func refuseUnservedToken(_ token: String, os: DeviceOS, platform: Platform, app: String, field: String) throws(GatewayError) {
+        guard let owner = gateway.providers.otherRecognizer(of: token, than: platform),
+              owner.deviceOS == nil || owner.deviceOS == os,
+              !gateway.providers.serves(owner.platform, app: gateway.apps.apps[app]) else { return }
+        let name = owner.displayName
+        throw GatewayError(422, "Unprocessable Content", "\(field): this is an \(name) device token, but app \(app) has no \(name) account (an \(owner.platform) section in the apps file); register the device's token of a provider the app has, or add the app's \(name) settings", field: field)
+    }
+
+    /// The platform of a token handed over without one; 400 naming `field` when no provider
+    /// here takes such a token.
+    private func unnamedTokenPlatform(os: DeviceOS, app: String, field: String) throws(GatewayError) -> Platform {
+        guard let platform = gateway.providers.tokenPlatform(os: os, app: gateway.apps.apps[app]) else {
+            throw GatewayError.invalid(field, "names no platform, and no provider here takes a token without one; name the platform")
+        }
+        return platform
     }
 
     func evernymSponsee(_ call: Gateway.Call) async throws -> Gateway.Reply {
@@ -96,20 +105,22 @@ struct DevicesController {
 
     func putDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
         let body = try call.fields()
-        let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
-            DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
-        }
         // A device is reached through a provider it registered with; webhooks are the app's
         // (its delivery mode), not a device's.
-        let os = DeviceOS(rawValue: try body.oneOf("os", DeviceOS.allCases.map(\.rawValue)))!
-        // Without a platform (an SDK that hands over the OS's token), the OS's own: APNs for
-        // iOS when the app has APNs settings, else FCM.
-        let platform = body.has("platform")
+        let named = body.has("platform")
             ? Platform(rawValue: try body.oneOf("platform", gateway.providers.devicePlatforms.map(\.rawValue)))!
-            : gateway.providers.tokenPlatform(os: os, app: gateway.apps.apps[call.app])
-        let token = try body.string("token")
-        if !body.has("platform") { try refuseUnservedAPNsToken(token, os: os, platform: platform, app: call.app, field: "token") }
-        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("token", problem) }
+            : nil
+        let shape = named.flatMap { gateway.providers[$0]?.registrationShape } ?? .token
+        // A browser's subscription runs on the web; every other device names its system.
+        let os = shape == .subscription && !body.has("os")
+            ? named.flatMap { gateway.providers[$0]?.deviceOS } ?? .web
+            : DeviceOS(rawValue: try body.oneOf("os", DeviceOS.allCases.map(\.rawValue)))!
+        // Without a platform (an SDK that hands over the system's token), the system's own
+        // provider where the app has its account, else the one that takes unnamed tokens.
+        let platform = try named ?? unnamedTokenPlatform(os: os, app: call.app, field: "platform")
+        let (token, key, field) = try handedOver(body, platform: platform, shape: shape)
+        if named == nil { try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: field) }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid(field, problem) }
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
             // A client token's device is its user's: the token's `sub` unless the body names a user.
@@ -118,6 +129,33 @@ struct DevicesController {
             locale: try body.optionalString("locale", maxLength: 35), key: key)
         return try await gateway.registry(call.acting(.registerDevice(app: call.app, registration: registration)), status: 200)
     }
+
+    /// The token and key a device hands over, as its provider takes them, and the field that
+    /// holds the token: `token` (and `key`), or a browser's `subscription` (its `endpoint` the
+    /// token, its `keys` the device's Web Push key).
+    private func handedOver(_ body: JSONFields, platform: Platform, shape: RegistrationShape) throws(GatewayError) -> (token: String, key: DeviceKey?, field: String) {
+        switch shape {
+        case .token:
+            if body.has("subscription") {
+                throw GatewayError.invalid("subscription", "is what a browser registers with a Web Push platform; a \(platform) device registers its token")
+            }
+            let key: DeviceKey? = try body.optionalNested("key").map { key throws(GatewayError) in
+                DeviceKey(keyId: try key.string("keyId", maxLength: 256), p256dh: try key.string("p256dh", maxLength: 512), auth: try key.string("auth", maxLength: 64))
+            }
+            return (try body.string("token"), key, "token")
+        case .subscription:
+            for field in ["token", "key"] where body.has(field) {
+                throw GatewayError.invalid(field, "a \(platform) device registers its push subscription (subscription), not a \(field)")
+            }
+            let subscription = try body.nested("subscription")
+            let keys = try subscription.nested("keys")
+            let key = DeviceKey(keyId: Self.subscriptionKeyId, p256dh: try keys.string("p256dh", maxLength: 512), auth: try keys.string("auth", maxLength: 64))
+            return (try subscription.string("endpoint", maxLength: 4096), key, "subscription.endpoint")
+        }
+    }
+
+    /// The key id of a subscription's keys (the browser gives them none).
+    static let subscriptionKeyId = "subscription"
 
     func getDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
         try await gateway.registry(call.acting(.getDevice(app: call.app, deviceId: try call.parameter("deviceId"))), status: 200)

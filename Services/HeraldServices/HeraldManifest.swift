@@ -32,6 +32,7 @@ public enum HeraldManifest {
             if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
             entry["emulatedBySandbox"] = provider.emulatedBySandbox
             entry["payloadShape"] = provider.payloadShape.rawValue
+            entry["registrationShape"] = provider.registrationShape.rawValue
             return entry
         }
         return [
@@ -39,6 +40,7 @@ public enum HeraldManifest {
             "providers": providers,
             "devicePlatforms": registry.devicePlatforms.map(\.rawValue),
             "eventPlatforms": registry.eventPlatforms.map(\.rawValue),
+            "subscriptionPlatforms": registry.providers.filter { $0.registersDevices && $0.registrationShape == .subscription }.map(\.platform.rawValue),
         ]
     }
 

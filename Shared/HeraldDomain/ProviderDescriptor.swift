@@ -21,6 +21,9 @@ public protocol ProviderDescriptor: Sendable {
     /// Whether a device registers with this platform through the gateway (a push token);
     /// false for a route Herald chooses itself (webhooks).
     var registersDevices: Bool { get }
+    /// What its devices hand over when they register (`RegistrationShape`): a token, or a
+    /// browser's push subscription.
+    var registrationShape: RegistrationShape { get }
     /// Whether an event's deliveries may go to it (a direct token of an event names it);
     /// false for a route only Herald itself sends on (callbacks).
     var deliversEvents: Bool { get }
@@ -37,8 +40,20 @@ public protocol ProviderDescriptor: Sendable {
     /// What is wrong with a device token for this provider (the gateway's 400 names the
     /// field with it), or nil when it may be one.
     func tokenProblem(_ token: String) -> String?
-    /// The system every device of this provider runs (APNs: iOS), or nil when it varies.
+    /// The system every device of this provider runs (APNs: iOS), or nil when it varies. A
+    /// token of that system handed over without a platform is this provider's where the app
+    /// has its account (`ProviderRegistry.tokenPlatform`).
     var deviceOS: DeviceOS? { get }
+    /// Whether a token handed over without a platform (Smart ID's `deviceID`, an SDK that
+    /// registers the system's token) is this provider's when no provider of the device's
+    /// system serves the app: FCM's, whose tokens Android apps and iOS apps on Firebase hand over.
+    var takesUnnamedTokens: Bool { get }
+    /// Whether `token` is this provider's by its form alone (an APNs token is the hex of 32
+    /// to 100 bytes): one handed over without a platform where the app has no account for
+    /// it is refused, naming what is missing, instead of going to another provider.
+    func recognizes(_ token: String) -> Bool
+    /// The provider's name in messages for people (`APNs`, `Push Kit`).
+    var displayName: String { get }
 }
 
 extension ProviderDescriptor {
@@ -46,11 +61,15 @@ extension ProviderDescriptor {
     public func isReservedDataKey(_ key: String) -> Bool { false }
     public func tokenProblem(_ token: String) -> String? { nil }
     public var deviceOS: DeviceOS? { nil }
+    public var takesUnnamedTokens: Bool { false }
+    public func recognizes(_ token: String) -> Bool { false }
+    public var displayName: String { platform.rawValue.uppercased() }
     public var deliversEvents: Bool { true }
     public var executableName: String { "herald-\(platform)" }
     public var summary: String { "delivers through the \(platform) provider" }
     public var emulatedBySandbox: Bool { false }
     public var payloadShape: PayloadShape { .dataMap }
+    public var registrationShape: RegistrationShape { .token }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

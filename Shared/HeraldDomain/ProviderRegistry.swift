@@ -32,11 +32,21 @@ public struct ProviderRegistry: Sendable {
     public subscript(platform: Platform) -> (any ProviderDescriptor)? { byPlatform[platform] }
 
     /// The platform of a device token an upstream hands over without naming one (Smart ID's
-    /// `deviceID`, a device registered without `platform`): an iOS device's is an APNs token
-    /// when the app has an `apns` section and APNs runs here; anything else is FCM's, as it
-    /// was before Herald spoke APNs (an iOS app on Firebase hands over an FCM token).
-    public func tokenPlatform(os: DeviceOS, app: AppConfiguration?) -> Platform {
-        serves(.apns, app: app) && os == .ios ? .apns : .fcm
+    /// `deviceID`, a device registered without `platform`): the provider of the device's
+    /// system where the app has its account (an iOS device's is an APNs token when the app
+    /// has an `apns` section), else the one that takes unnamed tokens (FCM: an iOS app on
+    /// Firebase hands over an FCM token); nil when no provider here does.
+    public func tokenPlatform(os: DeviceOS, app: AppConfiguration?) -> Platform? {
+        if let native = providers.first(where: { $0.registersDevices && $0.deviceOS == os && serves($0.platform, app: app) }) {
+            return native.platform
+        }
+        return providers.first(where: { $0.registersDevices && $0.takesUnnamedTokens })?.platform
+    }
+
+    /// The provider that recognises `token` by its form, when it is not `platform`'s: a token
+    /// handed over without a platform that would go to the wrong provider.
+    public func otherRecognizer(of token: String, than platform: Platform) -> (any ProviderDescriptor)? {
+        providers.first { $0.platform != platform && $0.registersDevices && $0.recognizes(token) }
     }
 
     /// Whether `platform`'s provider runs here and `app` has its section (its account).

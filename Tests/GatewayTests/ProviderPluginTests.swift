@@ -53,6 +53,18 @@ struct ProviderPluginTests {
         #expect(ProviderRegistry.herald.comMethodToken("FCM:tok-1", app: nil) == nil)
     }
 
+    @Test func aTokenWithoutAPlatformGoesToItsSystemsProviderOfTheAppElseToTheOneThatTakesUnnamedTokens() throws {
+        let apps = try AppsConfiguration.parse("apps:\n  a:\n    apns: { teamId: T, keyId: K, keyFile: k.p8, topic: t, environment: production }\n  b: {}\n")
+        #expect(ProviderRegistry.herald.tokenPlatform(os: .ios, app: apps.apps["a"]) == .apns)
+        #expect(ProviderRegistry.herald.tokenPlatform(os: .ios, app: apps.apps["b"]) == .fcm, "no APNs account: an iOS app on Firebase")
+        #expect(ProviderRegistry.herald.tokenPlatform(os: .android, app: apps.apps["a"]) == .fcm)
+        let withoutFCM = ProviderRegistry(ProviderRegistry.herald.providers.filter { $0.platform != .fcm })
+        #expect(withoutFCM.tokenPlatform(os: .android, app: apps.apps["a"]) == nil, "no provider takes unnamed tokens")
+        let apnsToken = String(repeating: "ab", count: 32)
+        #expect(ProviderRegistry.herald.otherRecognizer(of: apnsToken, than: .fcm)?.platform == .apns)
+        #expect(ProviderRegistry.herald.otherRecognizer(of: "fcm-token:APA91b", than: .fcm) == nil)
+    }
+
     @Test func aDeviceThatNamesNoSystemRunsItsProvidersOrAndroid() {
         #expect(ProviderRegistry.herald.deviceOS(platform: .apns) == .ios)
         #expect(ProviderRegistry.herald.deviceOS(platform: .fcm) == .android)
