@@ -13,6 +13,9 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case listDevices, listUserDevices, putDevice, getDevice, deleteDevice, getConfiguration, putConfiguration
     case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
     case getSettings, putSettings
+    /// A provider's document for the app's clients (`ProviderResource`): served at each
+    /// resource's own path, `/<platform>/<name>`, which the router makes from the registry.
+    case getProviderResource
 
     public enum Method: String, Sendable {
         case get = "GET", post = "POST", put = "PUT", delete = "DELETE"
@@ -66,6 +69,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putChannelPreferences($1) }
         case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).getSettings($1) }
         case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).putSettings($1) }
+        case .getProviderResource: Route(.get, "/:platform/:resource", .devices, .ownDevices) { try await ProvidersController(gateway: $0).getResource($1) }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDomain
 import HTTPTypes
 import Hummingbird
 
@@ -15,9 +16,9 @@ public enum GatewayRoutes {
     /// Every endpoint under `prefix` (the console mounts them under `/console/api`, acting with
     /// the console scope: `viaConsole`), and 405 for a method a path lacks.
     public static func addEndpoints(to router: some RouterMethods<BasicRequestContext>, gateway: Gateway, prefix: String = "", viaConsole: Bool = false) {
-        for endpoint in Endpoint.allCases {
-            let names = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
-            router.on(RouterPath(prefix + endpoint.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
+        for (endpoint, path, fixed) in routes(gateway.providers) {
+            let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+            router.on(RouterPath(prefix + path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 let body: Data
                 let limit = gateway.configuration.bodyLimit(endpoint)
                 do {
@@ -27,7 +28,7 @@ public enum GatewayRoutes {
                         status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes").body,
                         contentType: "application/problem+json"))
                 }
-                var parameters: [String: String] = [:]
+                var parameters = fixed
                 for name in names { parameters[name] = context.parameters.get(name) }
                 var query: [String: String] = [:]
                 for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
@@ -39,7 +40,7 @@ public enum GatewayRoutes {
             }
         }
         // A method a path does not have is answered 405 with the methods it has (RFC 9110).
-        for (path, methods) in Dictionary(grouping: Endpoint.allCases, by: \.path).mapValues({ $0.map(\.method) }) {
+        for (path, methods) in Dictionary(grouping: routes(gateway.providers), by: \.path).mapValues({ $0.map(\.endpoint.method) }) {
             let allow = methods.sorted().joined(separator: ", ")
             for other in Self.methods where !methods.contains(other) {
                 router.on(RouterPath(prefix + path), method: HTTPRequest.Method(other)!) { _, _ -> Response in
@@ -48,6 +49,20 @@ public enum GatewayRoutes {
                         contentType: "application/problem+json"))
                     answer.headers[.allow] = allow
                     return answer
+                }
+            }
+        }
+    }
+
+    /// Each endpoint's path, with the parameters it fixes: a provider's resource is served at
+    /// its own path (`/v1/apps/:app/webpush/vapid-public-key`), one per resource of the
+    /// registry, rather than at a pattern that would shadow other paths.
+    public static func routes(_ providers: ProviderRegistry) -> [(endpoint: Endpoint, path: String, fixed: [String: String])] {
+        Endpoint.allCases.flatMap { endpoint -> [(endpoint: Endpoint, path: String, fixed: [String: String])] in
+            guard endpoint == .getProviderResource else { return [(endpoint, endpoint.path, [:])] }
+            return providers.providers.flatMap { provider in
+                provider.resources.map { resource in
+                    (endpoint, "/v1/apps/:app/\(provider.platform)/\(resource.name)", ["platform": provider.platform.rawValue, "resource": resource.name])
                 }
             }
         }

@@ -33,6 +33,7 @@ public enum HeraldManifest {
             entry["emulatedBySandbox"] = provider.emulatedBySandbox
             entry["payloadShape"] = provider.payloadShape.rawValue
             entry["registrationShape"] = provider.registrationShape.rawValue
+            entry["resources"] = provider.resources.map { ["name": $0.name, "summary": $0.summary, "fields": $0.fields] as [String: Any] }
             return entry
         }
         return [

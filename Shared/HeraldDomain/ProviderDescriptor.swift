@@ -33,6 +33,8 @@ public protocol ProviderDescriptor: Sendable {
     /// How the provider carries a notification (`PayloadShape`): the encryption stage builds
     /// its request by it.
     var payloadShape: PayloadShape { get }
+    /// The documents it serves an app's clients through the gateway (`ProviderResource`).
+    var resources: [ProviderResource] { get }
     /// Whether the request fits the provider's size limit, as sent at `now`.
     func fits(_ request: DispatchRequest, now: Date) -> Bool
     /// Whether a data key may not travel in clear to this provider (it reserves the name).
@@ -70,6 +72,7 @@ extension ProviderDescriptor {
     public var emulatedBySandbox: Bool { false }
     public var payloadShape: PayloadShape { .dataMap }
     public var registrationShape: RegistrationShape { .token }
+    public var resources: [ProviderResource] { [] }
 }
 
 /// A descriptor whose settings are one `ProviderSettings` section of an app.

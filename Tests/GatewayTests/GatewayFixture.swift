@@ -45,10 +45,11 @@ final class GatewayFixture: Sendable {
     static func sha(_ key: String) -> String { SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined() }
 
     /// `rateLimits`, `defaultTTL`: the app's sections of those names in the apps file (YAML
-    /// flow style), if any; `providers`: the providers the gateway serves.
+    /// flow style), if any; `providers`: the providers the gateway serves; `extraAppSettings`:
+    /// one more line of the app's settings (a provider's section, in flow style).
     init(
         amqpURL: String = TestBroker.urlString, commandTimeout: Duration = TestBroker.rpcTimeout, commandServers: Bool = true,
-        rateLimits: String? = nil, defaultTTL: String? = nil, providers: ProviderRegistry = .herald
+        rateLimits: String? = nil, defaultTTL: String? = nil, providers: ProviderRegistry = .herald, extraAppSettings: String? = nil
     ) async throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         app = "gw-\(id)"
@@ -65,6 +66,7 @@ final class GatewayFixture: Sendable {
                 fcm: { serviceAccountFile: /nonexistent/service-account.json }
                 \(rateLimits.map { "rateLimits: \($0)" } ?? "")
                 \(defaultTTL.map { "defaultTTL: \($0)" } ?? "")
+                \(extraAppSettings ?? "")
               other-\(id):
                 apiKeys:
                   - { id: other, sha256: \(Self.sha(Self.keys["other"]!)) }

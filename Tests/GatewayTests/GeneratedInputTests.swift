@@ -37,6 +37,8 @@ struct GeneratedInputTests {
         case .putChannelPreferences: ("/users/u1/channels/c1/preferences", ["enabled": true])
         case .getSettings: ("/settings/notifications", nil)
         case .putSettings: ("/settings/notifications", ["enabled": true])
+        // Herald's own providers serve no resource yet: no route, 404 (ProviderResourceTests serves one).
+        case .getProviderResource: ("/webpush/vapid-public-key", nil)
         }
     }
 
