@@ -1,6 +1,5 @@
 // swift-tools-version:6.0
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
-import Foundation
 import PackageDescription
 
 // Herald's products: the multi-call `herald` (every service, by the name it is called as or
@@ -9,16 +8,13 @@ import PackageDescription
 // under Shared/ (infrastructure, runtime, domain), Providers/ (a module per provider and the
 // registry of them), Services/ (a library per service), Tools/, Client/ and Benchmarks/.
 // LayeringTests reads this file: a target depends only on its own layer or those below.
-/// The provider modules: every folder under Providers/ but HeraldProviders (the registry of
-/// them), a target of the folder's name. A provider is one module: a new folder is a new
-/// target, HeraldProviders depends on it, and its descriptor's line in HeraldProviders.swift
-/// puts it in the registry. Each may use what every provider may (the dispatcher runtime,
-/// transport, model, crypto, logging, metrics); a provider built on another names it below.
-let providerModules: [String] = {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Providers")
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    return names.filter { !$0.hasPrefix(".") && $0 != "HeraldProviders" }.sorted()
-}()
+/// The providers Herald runs, in the registry's order: a module each, in the folder of its
+/// name under Providers/, whose descriptor is `<Module>Provider()`. This is the registry's
+/// one list: `scripts/generate` writes Providers/HeraldProviders/HeraldProviders.swift (the
+/// registry every service reads) from it, and the deploy files from the manifest that makes.
+/// Each provider may use what every provider may (the dispatcher runtime, transport, model,
+/// crypto, logging, metrics); one built on another names it in `providerUses`.
+let providerModules = ["FCM", "HMS", "Webhook", "APNs", "Callback"]
 let providerUses: [String: [Target.Dependency]] = ["Callback": ["Webhook"]]
 let providerTargets: [Target] = providerModules.map { name in
     .target(

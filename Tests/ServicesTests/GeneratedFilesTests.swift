@@ -20,6 +20,32 @@ struct GeneratedFilesTests {
         #expect(check.status == 0, "\(check.output)")
     }
 
+    @Test("a provider added to Package.swift's providerModules makes the registry stale until scripts/generate writes it")
+    func aNewProviderModuleMakesTheRegistryStale() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("herald-generate-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = ["Package.swift", "Providers/HeraldProviders/HeraldProviders.swift", "compose.yaml", "deploy/prometheus/prometheus.yml",
+                     "deploy/helm/herald/templates/_helpers.tpl", "deploy/helm/herald/values.schema.json", "scripts/run", "Services/Gateway/openapi.yaml"]
+        for file in files {
+            let target = root.appendingPathComponent(file)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: PythonChecker.packageRoot.appendingPathComponent(file), to: target)
+        }
+        let package = root.appendingPathComponent("Package.swift")
+        let text = try String(contentsOf: package, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("let providerModules = [") })
+        try text.replacingOccurrences(of: line, with: line.replacingOccurrences(of: "]", with: ", \"Pigeon\"]")).write(to: package, atomically: true, encoding: .utf8)
+        let manifest = root.appendingPathComponent("manifest.json")
+        try HeraldManifest.text().write(to: manifest, atomically: true, encoding: .utf8)
+        let generate = PythonChecker.packageRoot.appendingPathComponent("scripts/generate").path
+        let check = try await runCommand("python3", [generate, "--root", root.path, "--manifest", manifest.path, "--check"])
+        #expect(check.status == 1 && check.output.contains("HeraldProviders.swift"), "\(check.output)")
+        let write = try await runCommand("python3", [generate, "--root", root.path, "--manifest", manifest.path])
+        #expect(write.status == 0, "\(write.output)")
+        let registry = try String(contentsOf: root.appendingPathComponent(files[1]), encoding: .utf8)
+        #expect(registry.contains("import Pigeon") && registry.contains("        PigeonProvider(),"), "\(registry)")
+    }
+
     @Test("the generator notices a manifest with one more provider")
     func aNewProviderMakesThemStale() async throws {
         var json = HeraldManifest.json()
