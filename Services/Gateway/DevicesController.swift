@@ -26,7 +26,6 @@ struct DevicesController {
 
     func smartIDDevices(_ call: Gateway.Call) async throws -> Gateway.Reply {
         let body = try call.fields()
-        // The profiles of profileID (one or a list) and profileIDs together.
         // The profiles of profileID (one or a list) and profileIDs together, each trimmed of
         // surrounding white space, as a push's pushId is.
         var profiles: [String] = []
