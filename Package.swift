@@ -20,7 +20,7 @@ let providerTargets: [Target] = providerModules.map { name in
     .target(
         name: name,
         dependencies: providerUses[name, default: []] + [
-            "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain",
+            "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain", "ProviderEmulation",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -258,9 +258,18 @@ let package = Package(
             path: "Shared/HeraldDomain"
         ),
         .target(
+            name: "ProviderEmulation",
+            dependencies: [
+                "HeraldModel", "HeraldCrypto",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            path: "Shared/ProviderEmulation"
+        ),
+        .target(
             name: "ProviderSandbox",
             dependencies: [
-                "ServiceKit", "HeraldModel",
+                "ServiceKit", "HeraldModel", "HeraldDomain", "ProviderEmulation", "HeraldProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -381,7 +390,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldStorage", "HeraldProviders", "HeraldClient",
+                "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldStorage", "HeraldProviders", "HeraldClient", "APNs",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

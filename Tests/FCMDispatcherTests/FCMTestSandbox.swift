@@ -8,7 +8,7 @@ typealias FCMTestSandbox = TestSandbox
 /// FCM clients pointed at a test sandbox.
 extension TestSandbox {
     var account: FCMServiceAccount {
-        let demo = running.sandbox.demoServiceAccount!
+        let demo = running.sandbox.emulator(FCMEmulator.self)!.demoAccount!
         return FCMServiceAccount(projectId: demo.projectId, privateKeyId: demo.privateKeyId, privateKey: demo.privateKey, clientEmail: demo.clientEmail, tokenUri: demo.tokenUri)
     }
 

@@ -125,7 +125,7 @@ struct HMSMulticastTests {
 
     @Test func eachAppSendsWithItsOwnClientAndAnAppWithoutHMSIsNotConfigured() async throws {
         let sandbox = try await TestSandbox.start()
-        let demo = sandbox.running.sandbox.demoHMSClient!
+        let demo = sandbox.running.sandbox.emulator(HMSEmulator.self)!.demoClient!
         let yaml = """
             apps:
               demo:

@@ -7,14 +7,14 @@ import HTTPTransport
 
 /// Push Kit clients pointed at a test sandbox.
 extension TestSandbox {
-    var hmsAppId: String { running.sandbox.demoHMSClient!.clientId }
+    var hmsAppId: String { running.sandbox.emulator(HMSEmulator.self)!.demoClient!.clientId }
 
     func transport(streams: Int = 100) -> HTTPTransport {
         HTTPTransport(configuration: HTTPTransportConfiguration(name: "test", maxConcurrentStreams: streams, connectTimeout: Self.connectTimeout, caFile: caFile))
     }
 
     func hmsClient(secret: String? = nil, transport: HTTPTransport) -> HMSClient {
-        let demo = running.sandbox.demoHMSClient!
+        let demo = running.sandbox.emulator(HMSEmulator.self)!.demoClient!
         return HMSClient(
             app: "demo", appId: demo.clientId, clientId: demo.clientId, clientSecret: secret ?? demo.clientSecret,
             endpoint: endpoint, tokenEndpoint: "\(endpoint)/oauth2/v3/token", transport: transport)

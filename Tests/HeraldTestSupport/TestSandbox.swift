@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HeraldModel
 import ProviderSandbox
@@ -31,12 +32,12 @@ public struct TestSandbox: Sendable {
 
     /// The demo APNs signing key's `.p8` file, and its team and key ids.
     public var apnsKeyFile: String { directory.appendingPathComponent("apns-key.p8").path }
-    public var apnsKey: SandboxConfiguration.APNsKey { running.sandbox.demoAPNsKey! }
+    public var apnsKey: APNsEmulator.SigningKey { running.sandbox.emulator(APNsEmulator.self)!.demoKey! }
     /// The topic `apnsSection` writes by default.
-    public var apnsTopic: String { Sandbox.demoAPNsTopic }
+    public var apnsTopic: String { APNsEmulator.demoTopic }
 
     /// An app's `apns` section (YAML, indented for an app) sending to this sandbox.
-    public func apnsSection(topic: String = Sandbox.demoAPNsTopic, environment: String = "development", indent: String = "    ") -> String {
+    public func apnsSection(topic: String = APNsEmulator.demoTopic, environment: String = "development", indent: String = "    ") -> String {
         """
         \(indent)apns:
         \(indent)  teamId: \(apnsKey.teamId)
@@ -51,7 +52,7 @@ public struct TestSandbox: Sendable {
 
     /// An APNs device token (hex of 32 bytes) whose bytes spell the sandbox rule `rule`.
     public static func apnsToken(rule: String = "", filler: String = UUID().uuidString) -> String {
-        Sandbox.apnsToken(rule: rule, filler: filler)
+        APNsEmulator.token(rule: rule, filler: filler)
     }
 
     /// An apps YAML with app `app` sending to this sandbox's FCM.

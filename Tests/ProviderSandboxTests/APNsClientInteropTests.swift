@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HeraldTestSupport
 import ProviderSandbox
@@ -15,7 +16,7 @@ struct APNsClientInteropTests {
         let reply = try await PythonChecker.run(Self.script, [
             "host": "localhost", "port": sandbox.running.httpsPort, "caFile": sandbox.caFile,
             "keyFile": keyFile ?? sandbox.apnsKeyFile, "keyId": sandbox.apnsKey.keyId, "teamId": sandbox.apnsKey.teamId,
-            "topic": Sandbox.demoAPNsTopic, "tokens": tokens,
+            "topic": APNsEmulator.demoTopic, "tokens": tokens,
         ])
         return reply["results"] as? [[String: Any]] ?? []
     }
@@ -39,7 +40,7 @@ struct APNsClientInteropTests {
         #expect(inbox.first?.headers?["apns-push-type"] == "alert")
         #expect(inbox.first?.headers?["apns-priority"] == "10")
         #expect(inbox.first?.headers?["apns-collapse-id"] == "greeting")
-        #expect(inbox.first?.app == Sandbox.demoAPNsTopic)
+        #expect(inbox.first?.app == APNsEmulator.demoTopic)
         #expect(inbox.first?.eventId == "aioapns-1")
         await sandbox.stop()
     }

@@ -1,3 +1,4 @@
+import FCM
 import Foundation
 import HeraldModel
 import ProviderSandbox
@@ -172,7 +173,7 @@ struct InboxAndFaultTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID())")
         let sandbox = try Sandbox(configuration: SandboxConfiguration(httpsPort: nil, directory: directory))
         let account = try ServiceAccount.load(from: directory.appendingPathComponent("fcm-service-account.json"))
-        #expect(account.clientEmail == sandbox.demoServiceAccount?.clientEmail)
+        #expect(account.clientEmail == sandbox.emulator(FCMEmulator.self)?.demoAccount?.clientEmail)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("hms-client-secret").path))
         try? FileManager.default.removeItem(at: directory)
     }

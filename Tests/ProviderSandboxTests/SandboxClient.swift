@@ -1,3 +1,5 @@
+import HMS
+import FCM
 import _CryptoExtras
 import Foundation
 import HeraldTestSupport
@@ -94,7 +96,7 @@ struct SandboxClient: Sendable {
     }
 
     /// The demo account, its token_uri pointing at this sandbox.
-    var account: ServiceAccount { running.sandbox.demoServiceAccount! }
+    var account: ServiceAccount { running.sandbox.emulator(FCMEmulator.self)!.demoAccount! }
 
     func tokenRequest(assertion: String, grantType: String = "urn:ietf:params:oauth:grant-type:jwt-bearer") async throws -> Answer {
         let form = "grant_type=\(grantType.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&assertion=\(assertion)"
@@ -116,7 +118,7 @@ struct SandboxClient: Sendable {
 
     // MARK: HMS
 
-    var hmsClient: SandboxConfiguration.HMSClient { running.sandbox.demoHMSClient! }
+    var hmsClient: HMSEmulator.Client { running.sandbox.emulator(HMSEmulator.self)!.demoClient! }
 
     func hmsTokenRequest(clientId: String? = nil, secret: String? = nil, grantType: String = "client_credentials") async throws -> Answer {
         let form = "grant_type=\(grantType)&client_id=\(clientId ?? hmsClient.clientId)&client_secret=\((secret ?? hmsClient.clientSecret).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"

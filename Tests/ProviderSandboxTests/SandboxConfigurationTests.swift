@@ -22,11 +22,29 @@ struct SandboxConfigurationTests {
 
     @Test("bad values are configuration errors naming the variable", arguments: [
         ("HERALD_SANDBOX_HTTPS_PORT", "99999"), ("HERALD_SANDBOX_INBOX_CAPACITY", "0"),
-        ("HERALD_SANDBOX_TOKEN_LIFETIME", "soon"), ("HERALD_SANDBOX_FCM_ACCOUNTS", "/nonexistent/account.json"),
+        ("HERALD_SANDBOX_TOKEN_LIFETIME", "soon"),
     ])
     func errors(variable: String, value: String) {
         do {
             _ = try SandboxConfiguration.fromEnvironment([variable: value], dataDirectory: data, httpHost: "0.0.0.0")
+            Issue.record("\(variable)=\(value) was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.setting == variable)
+            #expect(error.message.contains(value))
+        } catch {
+            Issue.record("expected a ConfigurationError, got \(error)")
+        }
+    }
+
+    @Test("an emulator's bad variable is a configuration error naming it when the sandbox starts", arguments: [
+        ("HERALD_SANDBOX_FCM_ACCOUNTS", "/nonexistent/account.json"), ("HERALD_SANDBOX_APNS_KEYS", "TEAM:KEY:/nonexistent/key.p8"),
+    ])
+    func emulatorErrors(variable: String, value: String) throws {
+        var configuration = try SandboxConfiguration.fromEnvironment([variable: value], dataDirectory: data, httpHost: "0.0.0.0")
+        configuration.directory = nil
+        configuration.demoCredentials = false
+        do {
+            _ = try Sandbox(configuration: configuration)
             Issue.record("\(variable)=\(value) was accepted")
         } catch let error as ConfigurationError {
             #expect(error.setting == variable)

@@ -18,7 +18,7 @@ struct LayeringTests {
         "CRabbitMQ": .infrastructure, "CCurl": .infrastructure, "Messaging": .infrastructure,
         "HTTPTransport": .infrastructure, "HeraldCrypto": .infrastructure, "HeraldDocuments": .infrastructure,
         "ServiceKit": .runtime, "HeraldStorage": .runtime,
-        "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderMessages": .domain, "DispatchKit": .domain,
+        "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderEmulation": .domain, "ProviderMessages": .domain, "DispatchKit": .domain,
     ]
 
     struct Target {

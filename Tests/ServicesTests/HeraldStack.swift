@@ -1,3 +1,4 @@
+import HMS
 import Crypto
 import Foundation
 import HeraldDomain
@@ -123,8 +124,8 @@ final class HeraldStack: Sendable {
                   endpoint: \(sandbox.endpoint)
                   caFile: \(sandbox.caFile)
                 hms:
-                  appId: "\(sandbox.running.sandbox.demoHMSClient!.clientId)"
-                  clientId: "\(sandbox.running.sandbox.demoHMSClient!.clientId)"
+                  appId: "\(sandbox.running.sandbox.emulator(HMSEmulator.self)!.demoClient!.clientId)"
+                  clientId: "\(sandbox.running.sandbox.emulator(HMSEmulator.self)!.demoClient!.clientId)"
                   clientSecretFile: \(sandbox.directory.appendingPathComponent("hms-client-secret").path)
                   endpoint: \(sandbox.endpoint)
                   tokenEndpoint: \(sandbox.endpoint)/oauth2/v3/token

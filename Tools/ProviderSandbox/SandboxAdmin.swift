@@ -23,8 +23,8 @@ struct SandboxAdmin: Sendable {
             guard let number = Int(value), number > 0 else { return problem(400, "limit must be a positive number, got \"\(value)\"") }
             limit = number
         }
-        if let provider = text("provider"), !["fcm", "hms", "apns"].contains(provider) {
-            return problem(400, "provider must be fcm, hms or apns, got \"\(provider)\"")
+        if let provider = text("provider"), !sandbox.providerNames.contains(provider) {
+            return problem(400, "provider must be one of \(sandbox.providerNames.joined(separator: ", ")), got \"\(provider)\"")
         }
         let entries = sandbox.state.messages(provider: text("provider"), app: text("app"), token: text("token"), since: since, until: until, limit: limit)
         let list: [[String: Any]] = entries.map { entry in
@@ -170,14 +170,8 @@ struct SandboxAdmin: Sendable {
 
     func credentials() -> SandboxReply {
         var object: [String: Any] = ["caPEM": sandbox.certificates.caPEM]
-        if let account = sandbox.demoServiceAccount, let data = try? account.json(), let json = try? JSONSerialization.jsonObject(with: data) {
-            object["fcmServiceAccount"] = json
-        }
-        if let client = sandbox.demoHMSClient {
-            object["hmsClient"] = ["appId": client.clientId, "clientId": client.clientId, "clientSecret": client.clientSecret]
-        }
-        if let key = sandbox.demoAPNsKey {
-            object["apnsKey"] = ["teamId": key.teamId, "keyId": key.keyId, "topic": Sandbox.demoAPNsTopic, "privateKeyPEM": key.privateKeyPEM]
+        for emulator in sandbox.emulators {
+            object.merge(emulator.demoCredentials()) { first, _ in first }
         }
         return SandboxHTTP.json(200, object)
     }

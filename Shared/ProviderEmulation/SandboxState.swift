@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import HeraldCrypto
 import HeraldModel
 import Metrics
 import Synchronization
@@ -17,16 +18,35 @@ public final class SandboxState: Sendable {
         public var token: String
         public var receivedAt: Date
         /// The request body as received; kept raw so accepting costs no re-encoding.
-        var requestBody: Data
+        public var requestBody: Data
         /// For HMS: the `requestId` of the `messages:send` answer, shared by every token of a
         /// multicast request (see `sendRequests`).
         public var requestId: String? = nil
         /// For APNs: the request's `apns-*` headers (the rest of the push is its body).
         public var headers: [String: String]? = nil
+        /// What the device gets when it is not the request body itself: Web Push's decrypted
+        /// message. The inbox shows it as the message.
+        public var delivered: Data? = nil
+
+        public init(
+            id: String, provider: String, app: String, token: String, receivedAt: Date, requestBody: Data,
+            requestId: String? = nil, headers: [String: String]? = nil, delivered: Data? = nil
+        ) {
+            self.id = id
+            self.provider = provider
+            self.app = app
+            self.token = token
+            self.receivedAt = receivedAt
+            self.requestBody = requestBody
+            self.requestId = requestId
+            self.headers = headers
+            self.delivered = delivered
+        }
 
         /// The provider message (for HMS: narrowed to this entry's token; for APNs: the
         /// body, `aps` and the data keys), decoded on demand.
         public var message: [String: Any] {
+            if let delivered { return (try? JSONSerialization.jsonObject(with: delivered)) as? [String: Any] ?? [:] }
             guard let root = (try? JSONSerialization.jsonObject(with: requestBody)) as? [String: Any] else { return [:] }
             if provider == "apns" { return root }
             guard var message = root["message"] as? [String: Any] else { return [:] }
@@ -37,6 +57,7 @@ public final class SandboxState: Sendable {
         /// The `event` entry of the message's data map (Push Kit's data is a JSON string);
         /// nil when the data is encrypted or not Herald's.
         public var eventId: String? {
+            if delivered != nil { return message["event"] as? String ?? (message["data"] as? [String: Any])?["event"] as? String }
             if provider == "apns" { return message["event"] as? String }
             let data = message["data"]
             if let map = data as? [String: Any] { return map["event"] as? String }
@@ -56,6 +77,15 @@ public final class SandboxState: Sendable {
         public var tokens: [String]
         public var code: String
         public var receivedAt: Date
+
+        public init(requestId: String, provider: String, app: String, tokens: [String], code: String, receivedAt: Date) {
+            self.requestId = requestId
+            self.provider = provider
+            self.app = app
+            self.tokens = tokens
+            self.code = code
+            self.receivedAt = receivedAt
+        }
     }
 
     /// Faults an operator or a test injects through the admin API.
@@ -110,13 +140,13 @@ public final class SandboxState: Sendable {
     }
 
     /// A process-unique number for message and request ids.
-    func nextSequence() -> UInt64 {
+    public func nextSequence() -> UInt64 {
         sequence.add(1, ordering: .relaxed).newValue
     }
 
     // MARK: Access tokens
 
-    func issueToken(provider: String, subject: String, lifetime: TimeInterval) -> String {
+    public func issueToken(provider: String, subject: String, lifetime: TimeInterval) -> String {
         var bytes = [UInt8](repeating: 0, count: 24)
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
         let token = "ya29.sandbox-" + Base64URL.encode(Data(bytes))
@@ -156,13 +186,13 @@ public final class SandboxState: Sendable {
         issued.withLock { $0[provider, default: 0] }
     }
 
-    enum TokenCheck {
+    public enum TokenCheck {
         case valid(subject: String)
         case expired
         case unknown
     }
 
-    func checkToken(_ token: String, provider: String) -> TokenCheck {
+    public func checkToken(_ token: String, provider: String) -> TokenCheck {
         guard let issued = tokens.withLock({ $0[token] }), issued.provider == provider else { return .unknown }
         return issued.expiresAt > Date() ? .valid(subject: issued.subject) : .expired
     }
@@ -170,7 +200,7 @@ public final class SandboxState: Sendable {
     // MARK: Token rules
 
     /// Counts a valid send to `token`, whatever its answer.
-    func countAttempt(provider: String, token: String) {
+    public func countAttempt(provider: String, token: String) {
         attempts.withLock { $0["\(provider)/\(token)", default: 0] += 1 }
     }
 
@@ -182,7 +212,7 @@ public final class SandboxState: Sendable {
     }
 
     /// Counts one more send to `token` and says whether its rule's failure applies to it.
-    func failureApplies(_ rule: TokenRule, provider: String, token: String) -> Bool {
+    public func failureApplies(_ rule: TokenRule, provider: String, token: String) -> Bool {
         guard rule.failure != nil else { return false }
         guard let times = rule.limitedTimes else { return true }
         let attempt = failures.withLock { table -> Int in
@@ -201,14 +231,14 @@ public final class SandboxState: Sendable {
     }
 
     /// Whether this send falls in an outage or the random error share.
-    func injectedUnavailability(now: Date = Date()) -> Bool {
+    public func injectedUnavailability(now: Date = Date()) -> Bool {
         let current = currentFaults
         if let outage = current.outage, outage.contains(now) { return true }
         return current.errorRate > 0 && Double.random(in: 0..<1) < current.errorRate
     }
 
     /// The `Retry-After` seconds of a 429 when this send falls in a throttle window.
-    func injectedThrottle(now: Date = Date()) -> Int? {
+    public func injectedThrottle(now: Date = Date()) -> Int? {
         let current = currentFaults
         guard let throttle = current.throttle, throttle.contains(now) else { return nil }
         return current.retryAfterSeconds
@@ -216,7 +246,7 @@ public final class SandboxState: Sendable {
 
     // MARK: Inbox
 
-    func accept(_ entry: InboxEntry) {
+    public func accept(_ entry: InboxEntry) {
         let count = inbox.withLock { queue -> Int in
             if queue.count >= capacity { queue.removeFirst() }
             queue.append(entry)
@@ -238,7 +268,7 @@ public final class SandboxState: Sendable {
     }
 
     /// Records a Push Kit request (the oldest go first beyond the inbox's capacity).
-    func record(_ request: SendRequest) {
+    public func record(_ request: SendRequest) {
         sendLog.withLock { log in
             if log.count >= capacity { log.removeFirst() }
             log.append(request)

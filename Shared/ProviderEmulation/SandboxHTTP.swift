@@ -4,25 +4,25 @@ import Metrics
 import Synchronization
 
 /// Small helpers the emulated endpoints share.
-enum SandboxHTTP {
-    static let maxBody = 1 << 20
+public enum SandboxHTTP {
+    public static let maxBody = 1 << 20
 
-    static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = [], contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
+    public static func json(_ status: Int, _ object: Any, headers: [(name: String, value: String)] = [], contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return SandboxReply(status: status, headers: [("content-type", contentType)] + headers, body: data)
     }
 
     /// A reply whose JSON is already written (the hot paths skip JSONSerialization).
-    static func rawJSON(_ status: Int, _ json: String, contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
+    public static func rawJSON(_ status: Int, _ json: String, contentType: String = "application/json; charset=UTF-8") -> SandboxReply {
         SandboxReply(status: status, headers: [("content-type", contentType)], body: Data(json.utf8))
     }
 
-    static func empty(_ status: Int) -> SandboxReply {
+    public static func empty(_ status: Int) -> SandboxReply {
         SandboxReply(status: status)
     }
 
     /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -39,7 +39,7 @@ enum SandboxHTTP {
     }
 
     /// `application/x-www-form-urlencoded` fields (form bodies and query strings alike).
-    static func form(_ data: Data) -> [String: String] {
+    public static func form(_ data: Data) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map {
@@ -51,21 +51,23 @@ enum SandboxHTTP {
     }
 
     /// A JSON number (not a boolean) as a Double.
-    static func number(_ value: Any) -> Double? {
+    public static func number(_ value: Any) -> Double? {
         guard !HeraldJSON.isBoolean(value) else { return nil }
         return (value as? NSNumber)?.doubleValue
     }
 
-    static func retryAfter(_ seconds: Int) -> [(name: String, value: String)] {
+    public static func retryAfter(_ seconds: Int) -> [(name: String, value: String)] {
         [("retry-after", String(seconds))]
     }
 }
 
 /// `herald_sandbox_requests_total{provider, endpoint, outcome}`.
-final class SandboxMetrics: Sendable {
+public final class SandboxMetrics: Sendable {
+    public init() {}
+
     private let counters = Mutex<[String: Counter]>([:])
 
-    func count(provider: String, endpoint: String, outcome: String) {
+    public func count(provider: String, endpoint: String, outcome: String) {
         let key = "\(provider)|\(endpoint)|\(outcome)"
         let counter = counters.withLock { table in
             if let existing = table[key] { return existing }

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderEmulation
 import HeraldModel
 
 /// Validates an FCM HTTP v1 `messages:send` body as strictly as FCM does: known fields only

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import HeraldModel
+import ProviderEmulation
+import ServiceKit
 import Synchronization
 
 /// APNs' HTTP/2 provider API as the sandbox plays it: `POST /3/device/<token>` with
@@ -10,8 +12,24 @@ import Synchronization
 /// when a connection's token changes within 20 minutes), every header checked, the body
 /// limited to 4,096 bytes, and the device token's rules: the hex of an ASCII rule
 /// (`TokenRule`, e.g. hex of `unregistered-…`) provokes its answer, a token that is not the
-/// hex of 32 to 100 bytes is a `BadDeviceToken`.
-final class APNsEmulator: Sendable {
+/// hex of 32 to 100 bytes is a `BadDeviceToken`. It accepts the keys of
+/// `HERALD_SANDBOX_APNS_KEYS` (comma-separated `<teamId>:<keyId>:<.p8 file>`), those a test
+/// hands it, and a demo key it writes as `apns-key.p8` with `apns.json`.
+public final class APNsEmulator: ProviderEmulator {
+    /// A signing key the sandbox accepts provider tokens of: the team, the key id and the key
+    /// (the `.p8`, a P-256 private key in PEM; only its public half is used).
+    public struct SigningKey: Sendable, Hashable {
+        public var teamId: String
+        public var keyId: String
+        public var privateKeyPEM: String
+
+        public init(teamId: String, keyId: String, privateKeyPEM: String) {
+            self.teamId = teamId
+            self.keyId = keyId
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
     /// A signing key the sandbox accepts: Apple's `.p8` of a team, by its key id.
     struct Key: Sendable {
         var teamId: String
@@ -19,9 +37,15 @@ final class APNsEmulator: Sendable {
         var publicKey: P256.Signing.PublicKey
     }
 
+    public let provider = "apns"
+    public let routes = [SandboxRoute("*", "/3/device/:token")]
+    /// The topic the demo writes into its apps file (any topic is accepted).
+    public static let demoTopic = "app.herald.demo"
     let state: SandboxState
     let keys: [String: Key]
     let metrics: SandboxMetrics
+    /// The demo signing key, when the sandbox makes demo credentials.
+    public let demoKey: SigningKey?
     /// Per connection: the `iat` of the provider token it uses now.
     private let connections = Mutex<[UInt64: Int]>([:])
     /// Provider tokens whose signature was verified, with their `iat`: a client sends the
@@ -35,10 +59,48 @@ final class APNsEmulator: Sendable {
     /// Apple refuses a token older than this (seconds).
     static let tokenLifetime = 3600
 
-    init(state: SandboxState, keys: [Key], metrics: SandboxMetrics) {
+    init(state: SandboxState, keys: [Key], metrics: SandboxMetrics, demoKey: SigningKey? = nil) {
         self.state = state
         self.keys = Dictionary(keys.map { ($0.keyId, $0) }, uniquingKeysWith: { _, last in last })
         self.metrics = metrics
+        self.demoKey = demoKey
+    }
+
+    convenience init(_ context: EmulatorContext) throws {
+        var signingKeys = context.credentials.compactMap { $0 as? SigningKey }
+        signingKeys += try EnvironmentReader(context.environment).list("HERALD_SANDBOX_APNS_KEYS").map { item in
+            let parts = item.split(separator: ":", maxSplits: 2).map(String.init)
+            guard parts.count == 3, let pem = FileManager.default.contents(atPath: parts[2]) else {
+                throw ConfigurationError(.invalidFile, setting: "HERALD_SANDBOX_APNS_KEYS", "\(item) is not <teamId>:<keyId>:<readable .p8 file>")
+            }
+            return SigningKey(teamId: parts[0], keyId: parts[1], privateKeyPEM: String(decoding: pem, as: UTF8.self))
+        }
+        let demo = context.demoCredentials
+            ? SigningKey(teamId: "HERALDDEMO", keyId: "DEMOKEY001", privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation) : nil
+        if let demo { signingKeys.append(demo) }
+        let keys = try signingKeys.map { key in
+            Key(teamId: key.teamId, keyId: key.keyId, publicKey: try P256.Signing.PrivateKey(pemRepresentation: key.privateKeyPEM).publicKey)
+        }
+        self.init(state: context.state, keys: keys, metrics: context.metrics, demoKey: demo)
+    }
+
+    public func handle(_ request: SandboxRequest, route: SandboxRoute, parameters: [String: String]) -> SandboxReply {
+        send(request, token: parameters["token"] ?? "")
+    }
+
+    public func demoFiles() -> [String: Data] {
+        guard let key = demoKey else { return [:] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return [
+            "apns-key.p8": Data(key.privateKeyPEM.utf8),
+            "apns.json": (try? encoder.encode(["teamId": key.teamId, "keyId": key.keyId, "topic": Self.demoTopic])) ?? Data(),
+        ]
+    }
+
+    public func demoCredentials() -> [String: Any] {
+        guard let key = demoKey else { return [:] }
+        return ["apnsKey": ["teamId": key.teamId, "keyId": key.keyId, "topic": Self.demoTopic, "privateKeyPEM": key.privateKeyPEM]]
     }
 
     /// `POST /3/device/{token}`.
@@ -161,9 +223,15 @@ final class APNsEmulator: Sendable {
 
     /// A device token carrying `rule` (e.g. `unregistered-`): its hex, padded to 32 bytes
     /// with `filler`'s hex digits.
-    static func token(rule: String, filler: String = UUID().uuidString) -> String {
+    public static func token(rule: String, filler: String = UUID().uuidString) -> String {
         var bytes = Array(rule.utf8) + Array(filler.utf8.filter { $0 != UInt8(ascii: "-") })
         while bytes.count < 32 { bytes.append(UInt8(ascii: "0")) }
         return Hex.encode(bytes)
+    }
+}
+
+extension APNsProvider: EmulatedProvider {
+    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
+        try APNsEmulator(context)
     }
 }

@@ -1,6 +1,7 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import ProviderEmulation
 
 /// A Google service-account key file, as FCM's OAuth flow uses it. The sandbox accepts JWTs
 /// signed by the accounts it knows, and can generate a demo account for local stacks.
@@ -69,10 +70,4 @@ public struct ServiceAccount: Codable, Sendable, Hashable {
             throw SandboxError("service account \(clientEmail): private_key is not an RSA key in PEM: \(error)")
         }
     }
-}
-
-/// A problem with the sandbox's own setup.
-public struct SandboxError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -23,7 +23,7 @@ public struct SandboxRequest: Sendable {
     }
 
     /// The bearer token of the `Authorization` header.
-    var bearer: String? {
+    public var bearer: String? {
         guard let value = headers["authorization"] else { return nil }
         let bytes = value.utf8
         guard bytes.count > 7, bytes.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
@@ -48,7 +48,7 @@ public struct SandboxReply: Sendable {
         self.delayMilliseconds = delayMilliseconds
     }
 
-    func delayed(by milliseconds: Int) -> SandboxReply {
+    public func delayed(by milliseconds: Int) -> SandboxReply {
         var reply = self
         reply.delayMilliseconds += milliseconds
         return reply

@@ -1,19 +1,89 @@
+import _CryptoExtras
 import Foundation
+import HeraldDomain
+import ProviderEmulation
+import ServiceKit
+import Synchronization
 
 /// FCM HTTP v1 as the sandbox plays it: the OAuth token endpoint (JWT bearer grant) and
 /// `messages:send`, answering as FCM does for success and for every error of its table.
-struct FCMEmulator: Sendable {
+/// It accepts the service accounts of `HERALD_SANDBOX_FCM_ACCOUNTS` (comma-separated key
+/// files), those a test hands it, and a demo account it writes as `fcm-service-account.json`.
+public final class FCMEmulator: ProviderEmulator {
+    public let provider = "fcm"
+    public let routes = [SandboxRoute("POST", "/token"), SandboxRoute("POST", "/v1/projects/:project/messages:send")]
     let state: SandboxState
     let verifier: JWTBearerVerifier
     let metrics: SandboxMetrics
     let tokenLifetime: TimeInterval
+    private let audiences = TokenAudiences()
+    private let demo: Mutex<ServiceAccount?>
+
+    /// The demo service account, when the sandbox makes demo credentials (its `token_uri`
+    /// names the HTTPS port the sandbox listens on).
+    public var demoAccount: ServiceAccount? { demo.withLock { $0 } }
 
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+
+    /// The demo account's RSA key, made once a process: a 2048-bit key takes a good part of a
+    /// second of CPU to generate, and a test process starts dozens of sandboxes at once.
+    private static let demoKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    init(_ context: EmulatorContext) throws {
+        state = context.state
+        metrics = context.metrics
+        tokenLifetime = context.tokenLifetime
+        var accounts = context.credentials.compactMap { $0 as? ServiceAccount }
+        accounts += try EnvironmentReader(context.environment).list("HERALD_SANDBOX_FCM_ACCOUNTS").map { path in
+            do {
+                return try ServiceAccount.load(from: URL(fileURLWithPath: path))
+            } catch {
+                throw ConfigurationError(.invalidFile, setting: "HERALD_SANDBOX_FCM_ACCOUNTS", "cannot read \(path): \(error)")
+            }
+        }
+        if context.demoCredentials {
+            let account = try ServiceAccount.generate(
+                projectId: "herald-demo", tokenUri: "https://localhost:\(context.httpsPort ?? 8443)/token", key: Self.demoKey.get())
+            demo = Mutex(account)
+            accounts.append(account)
+        } else {
+            demo = Mutex(nil)
+        }
+        var known: [String: (account: ServiceAccount, key: _RSA.Signing.PublicKey)] = [:]
+        for account in accounts { known[account.clientEmail] = (account, try account.publicKey()) }
+        let audiences = audiences
+        verifier = JWTBearerVerifier(accounts: known, audiences: { audiences.current })
+    }
+
+    public func handle(_ request: SandboxRequest, route: SandboxRoute, parameters: [String: String]) -> SandboxReply {
+        if let project = parameters["project"] { return send(request, project: project) }
+        return token(request)
+    }
+
+    /// JWTs whose `aud` names this token endpoint are accepted; the demo account's
+    /// `token_uri` names the HTTPS port actually bound.
+    public func listening(scheme: String, port: Int, hosts: [String]) {
+        audiences.insert(hosts.map { "\(scheme)://\($0):\(port)/token" })
+        if scheme == "https" {
+            let host = hosts.first { $0 != "localhost" && $0 != "127.0.0.1" } ?? "localhost"
+            demo.withLock { $0?.tokenUri = "https://\(host):\(port)/token" }
+        }
+    }
+
+    public func demoFiles() -> [String: Data] {
+        guard let account = demoAccount, let json = try? account.json() else { return [:] }
+        return ["fcm-service-account.json": json]
+    }
+
+    public func demoCredentials() -> [String: Any] {
+        guard let data = try? demoAccount?.json(), let json = try? JSONSerialization.jsonObject(with: data) else { return [:] }
+        return ["fcmServiceAccount": json]
+    }
 
     // MARK: OAuth
 
     /// `POST /token`: `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<jwt>`.
-    func token(_ request: SandboxRequest) -> SandboxReply {
+    private func token(_ request: SandboxRequest) -> SandboxReply {
         let form = SandboxHTTP.form(request.body)
         func refuse(_ error: String, _ description: String) -> SandboxReply {
             metrics.count(provider: "fcm", endpoint: "token", outcome: error)
@@ -35,7 +105,7 @@ struct FCMEmulator: Sendable {
     // MARK: Send
 
     /// `POST /v1/projects/{project}/messages:send`.
-    func send(_ request: SandboxRequest, project: String) -> SandboxReply {
+    private func send(_ request: SandboxRequest, project: String) -> SandboxReply {
         guard let bearer = request.bearer else {
             return unauthenticated("Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
@@ -138,5 +208,22 @@ struct FCMEmulator: Sendable {
         if let retryAfter { fields += SandboxHTTP.retryAfter(retryAfter) }
         metrics.count(provider: "fcm", endpoint: "send", outcome: outcome)
         return SandboxHTTP.json(code, ["error": error], headers: fields)
+    }
+}
+
+/// The `aud` values a JWT may name: the sandbox's own token endpoints, and Google's.
+final class TokenAudiences: Sendable {
+    private let values = Mutex<Set<String>>(["https://oauth2.googleapis.com/token"])
+
+    var current: Set<String> { values.withLock { $0 } }
+
+    func insert(_ audiences: [String]) {
+        values.withLock { $0.formUnion(audiences) }
+    }
+}
+
+extension FCMProvider: EmulatedProvider {
+    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
+        try FCMEmulator(context)
     }
 }

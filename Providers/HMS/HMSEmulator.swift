@@ -1,21 +1,69 @@
 import Foundation
+import HeraldCrypto
+import HeraldModel
+import ProviderEmulation
 
 /// Huawei Push Kit v1 as the sandbox plays it: the client-credentials token endpoint and
 /// `messages:send` with 1 … 1000 tokens, answering with Push Kit's result codes, including
 /// `80100000` with the illegal tokens listed when only some tokens are bad. Every request that
 /// gets past authentication and validation is recorded with its token list and code
-/// (`SandboxState.sendRequests`), so multicast is visible.
-struct HMSEmulator: Sendable {
+/// (`SandboxState.sendRequests`), so multicast is visible. It accepts the clients a test hands
+/// it and a demo client it writes as `hms-client.json` and `hms-client-secret`.
+public final class HMSEmulator: ProviderEmulator {
     /// A client the sandbox knows: its id (also the app id it may send for) and secret.
-    struct Client: Sendable, Hashable, Codable {
-        var clientId: String
-        var clientSecret: String
+    public struct Client: Sendable, Hashable, Codable {
+        public var clientId: String
+        public var clientSecret: String
+
+        public init(clientId: String, clientSecret: String) {
+            self.clientId = clientId
+            self.clientSecret = clientSecret
+        }
     }
 
+    public let provider = "hms"
+    public let routes = [SandboxRoute("POST", "/oauth2/v3/token"), SandboxRoute("POST", "/v1/:appId/messages:send")]
     let state: SandboxState
     let clients: [String: Client]
     let metrics: SandboxMetrics
     let tokenLifetime: TimeInterval
+    /// The demo client, when the sandbox makes demo credentials.
+    public let demoClient: Client?
+
+    init(_ context: EmulatorContext) {
+        state = context.state
+        metrics = context.metrics
+        tokenLifetime = context.tokenLifetime
+        var clients = context.credentials.compactMap { $0 as? Client }
+        if context.demoCredentials {
+            let client = Client(clientId: "100000001", clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))
+            clients.append(client)
+            demoClient = client
+        } else {
+            demoClient = nil
+        }
+        self.clients = Dictionary(clients.map { ($0.clientId, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    public func handle(_ request: SandboxRequest, route: SandboxRoute, parameters: [String: String]) -> SandboxReply {
+        if let appId = parameters["appId"] { return send(request, appId: appId) }
+        return token(request)
+    }
+
+    public func demoFiles() -> [String: Data] {
+        guard let client = demoClient else { return [:] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return [
+            "hms-client-secret": Data(client.clientSecret.utf8),
+            "hms-client.json": (try? encoder.encode(["appId": client.clientId, "clientId": client.clientId])) ?? Data(),
+        ]
+    }
+
+    public func demoCredentials() -> [String: Any] {
+        guard let client = demoClient else { return [:] }
+        return ["hmsClient": ["appId": client.clientId, "clientId": client.clientId, "clientSecret": client.clientSecret]]
+    }
 
     static let maxTokens = 1000
     static let maxBodyBytes = 4096
@@ -23,7 +71,7 @@ struct HMSEmulator: Sendable {
     // MARK: OAuth
 
     /// `POST /oauth2/v3/token`: `grant_type=client_credentials&client_id=…&client_secret=…`.
-    func token(_ request: SandboxRequest) -> SandboxReply {
+    private func token(_ request: SandboxRequest) -> SandboxReply {
         let form = SandboxHTTP.form(request.body)
         func refuse(_ subError: Int, _ description: String) -> SandboxReply {
             metrics.count(provider: "hms", endpoint: "token", outcome: "refused")
@@ -40,7 +88,7 @@ struct HMSEmulator: Sendable {
     // MARK: Send
 
     /// `POST /v1/{appId}/messages:send`.
-    func send(_ request: SandboxRequest, appId: String) -> SandboxReply {
+    private func send(_ request: SandboxRequest, appId: String) -> SandboxReply {
         guard let bearer = request.bearer else {
             return answer(401, "80200001", "Oauth authentication error", outcome: "unauthenticated")
         }
@@ -178,5 +226,11 @@ struct HMSEmulator: Sendable {
         return SandboxHTTP.json(
             status, ["code": code, "msg": message, "requestId": requestId ?? String(state.nextSequence())],
             headers: retryAfter.map(SandboxHTTP.retryAfter) ?? [], contentType: "application/json;charset=utf-8")
+    }
+}
+
+extension HMSProvider: EmulatedProvider {
+    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
+        HMSEmulator(context)
     }
 }

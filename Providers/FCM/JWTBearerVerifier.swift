@@ -1,6 +1,7 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import ProviderEmulation
 
 /// Checks the JWT of an OAuth JWT-bearer grant the way Google's token endpoint does:
 /// RS256 signature by a known service account, `iss`, `scope`, `aud`, `iat` and
@@ -54,19 +55,5 @@ struct JWTBearerVerifier: Sendable {
             throw Refusal(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
         }
         return Grant(account: known.account)
-    }
-}
-
-/// Base64url without padding (RFC 7515).
-enum Base64URL {
-    static func decode(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64)
-    }
-
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -81,7 +81,7 @@ public struct TokenRule: Sendable, Hashable {
     }
 
     /// For failures that stop after N sends: N; nil for failures that always happen.
-    var limitedTimes: Int? {
+    public var limitedTimes: Int? {
         switch failure {
         case .unavailable(let times), .internal(let times), .quota(let times), .authServiceFailed(let times): times
         default: nil
@@ -92,7 +92,7 @@ public struct TokenRule: Sendable, Hashable {
 extension TokenRule.Failure {
     /// Whether FCM answers with this failure: FCM sends one token per request, so a limit on
     /// a request's token count never applies.
-    var appliesToFCM: Bool {
+    public var appliesToFCM: Bool {
         if case .tooMany = self { return false }
         return true
     }
