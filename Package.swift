@@ -573,9 +573,8 @@ let package = Package(
         .target(
             name: "HeraldServices",
             dependencies: [
-                "Gateway", "Console", "Registration", "HeraldStorage", "Preferences", "Encryption",
-                "FCM", "HMS", "Webhook", "Callback", "APNs", "DispatchKit",
-                "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
+                "Gateway", "Console", "Registration", "HeraldStorage", "Preferences", "Encryption", "DispatchKit",
+                "HeraldProviders", "ProviderEmulation", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
             ],
             path: "Services/HeraldServices"
         ),

@@ -41,6 +41,8 @@ public final class APNsEmulator: ProviderEmulator {
     public let routes = [SandboxRoute("*", "/3/device/:token")]
     /// The topic the demo writes into its apps file (any topic is accepted).
     public static let demoTopic = "app.herald.demo"
+    /// The demo signing key's team and key id.
+    public static let demoTeamId = "HERALDDEMO", demoKeyId = "DEMOKEY001"
     let state: SandboxState
     let keys: [String: Key]
     let metrics: SandboxMetrics
@@ -76,7 +78,7 @@ public final class APNsEmulator: ProviderEmulator {
             return SigningKey(teamId: parts[0], keyId: parts[1], privateKeyPEM: String(decoding: pem, as: UTF8.self))
         }
         let demo = context.demoCredentials
-            ? SigningKey(teamId: "HERALDDEMO", keyId: "DEMOKEY001", privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation) : nil
+            ? SigningKey(teamId: Self.demoTeamId, keyId: Self.demoKeyId, privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation) : nil
         if let demo { signingKeys.append(demo) }
         let keys = try signingKeys.map { key in
             Key(teamId: key.teamId, keyId: key.keyId, publicKey: try P256.Signing.PrivateKey(pemRepresentation: key.privateKeyPEM).publicKey)
@@ -231,6 +233,18 @@ public final class APNsEmulator: ProviderEmulator {
 }
 
 extension APNsProvider: EmulatedProvider {
+    public var demoSettings: KeyValuePairs<String, String> {
+        [
+        "teamId": APNsEmulator.demoTeamId,
+        "keyId": APNsEmulator.demoKeyId,
+        "keyFile": "${sandboxDir}/apns-key.p8",
+        "topic": APNsEmulator.demoTopic,
+        "environment": "development",
+        "endpoint": "${sandboxURL}",
+        "caFile": "${sandboxDir}/ca.pem",
+    ]
+    }
+
     public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
         try APNsEmulator(context)
     }

@@ -18,7 +18,6 @@ public struct APNsProvider: DispatchProvider, ConfiguredProvider {
     public let deviceOS: DeviceOS? = .ios
     public let defaultPort = 8087
     public let summary = "consumes dispatch.apns and sends each request to Apple's APNs over HTTP/2 with the app's token-based provider token"
-    public let emulatedBySandbox = true
 
     public init() {}
 

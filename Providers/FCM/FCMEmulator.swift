@@ -223,6 +223,14 @@ final class TokenAudiences: Sendable {
 }
 
 extension FCMProvider: EmulatedProvider {
+    public var demoSettings: KeyValuePairs<String, String> {
+        [
+        "serviceAccountFile": "${sandboxDir}/fcm-service-account.json",
+        "endpoint": "${sandboxURL}",
+        "caFile": "${sandboxDir}/ca.pem",
+    ]
+    }
+
     public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
         try FCMEmulator(context)
     }

@@ -18,7 +18,6 @@ public struct FCMProvider: DispatchProvider, ConfiguredProvider {
     public let takesUnnamedTokens = true
     public let defaultPort = 8084
     public let summary = "consumes dispatch.fcm and sends each request to FCM HTTP v1 over HTTP/2 with the app's service-account OAuth; outcomes, revocations and broker-scheduled retries follow"
-    public let emulatedBySandbox = true
 
     public init() {}
 

@@ -22,6 +22,8 @@ public final class HMSEmulator: ProviderEmulator {
     }
 
     public let provider = "hms"
+    /// The demo client's id, which doubles as its app id.
+    public static let demoClientId = "100000001"
     public let routes = [SandboxRoute("POST", "/oauth2/v3/token"), SandboxRoute("POST", "/v1/:appId/messages:send")]
     let state: SandboxState
     let clients: [String: Client]
@@ -36,7 +38,7 @@ public final class HMSEmulator: ProviderEmulator {
         tokenLifetime = context.tokenLifetime
         var clients = context.credentials.compactMap { $0 as? Client }
         if context.demoCredentials {
-            let client = Client(clientId: "100000001", clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))
+            let client = Client(clientId: Self.demoClientId, clientSecret: Base64URL.encode(Data((0..<24).map { _ in UInt8.random(in: 0...255) })))
             clients.append(client)
             demoClient = client
         } else {
@@ -230,6 +232,17 @@ public final class HMSEmulator: ProviderEmulator {
 }
 
 extension HMSProvider: EmulatedProvider {
+    public var demoSettings: KeyValuePairs<String, String> {
+        [
+        "appId": HMSEmulator.demoClientId,
+        "clientId": HMSEmulator.demoClientId,
+        "clientSecretFile": "${sandboxDir}/hms-client-secret",
+        "endpoint": "${sandboxURL}",
+        "tokenEndpoint": "${sandboxURL}/oauth2/v3/token",
+        "caFile": "${sandboxDir}/ca.pem",
+    ]
+    }
+
     public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
         HMSEmulator(context)
     }

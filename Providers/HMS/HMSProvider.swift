@@ -16,7 +16,6 @@ public struct HMSProvider: DispatchProvider, ConfiguredProvider {
     public let registersDevices = true
     public let defaultPort = 8085
     public let summary = "consumes dispatch.hms and sends to Huawei Push Kit over HTTP/2 with each app's client-credentials OAuth, a batch's plain deliveries of one event as one multicast request"
-    public let emulatedBySandbox = true
 
     public init() {}
 

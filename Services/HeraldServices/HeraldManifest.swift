@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import ProviderEmulation
 
 /// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
 /// provider registry: each executable with its ports and queues, each provider with its
@@ -30,7 +31,13 @@ public enum HeraldManifest {
                 "registersDevices": provider.registersDevices, "deliversEvents": provider.deliversEvents,
             ]
             if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
-            entry["emulatedBySandbox"] = provider.emulatedBySandbox
+            let emulated = provider as? any EmulatedProvider
+            entry["emulatedBySandbox"] = emulated != nil
+            if let emulated {
+                var demo: [String: Any] = ["settings": emulated.demoSettings.map { [$0.key, $0.value] }]
+                demo["hint"] = emulated.demoHint
+                entry["demo"] = demo
+            }
             entry["payloadShape"] = provider.payloadShape.rawValue
             entry["registrationShape"] = provider.registrationShape.rawValue
             entry["resources"] = provider.resources.map { ["name": $0.name, "summary": $0.summary, "fields": $0.fields] as [String: Any] }

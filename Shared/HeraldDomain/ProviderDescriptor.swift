@@ -15,9 +15,6 @@ public protocol ProviderDescriptor: Sendable {
     var summary: String { get }
     /// Its dispatcher's executable: `herald-<platform>`.
     var executableName: String { get }
-    /// Whether the provider sandbox (`herald-sandbox`) stands in for its service, as in the
-    /// demo stack: its dispatcher then trusts the sandbox's CA there.
-    var emulatedBySandbox: Bool { get }
     /// Whether a device registers with this platform through the gateway (a push token);
     /// false for a route Herald chooses itself (webhooks).
     var registersDevices: Bool { get }
@@ -69,7 +66,6 @@ extension ProviderDescriptor {
     public var deliversEvents: Bool { true }
     public var executableName: String { "herald-\(platform)" }
     public var summary: String { "delivers through the \(platform) provider" }
-    public var emulatedBySandbox: Bool { false }
     public var payloadShape: PayloadShape { .dataMap }
     public var registrationShape: RegistrationShape { .token }
     public var resources: [ProviderResource] { [] }

@@ -89,7 +89,21 @@ public struct EmulatorContext: Sendable {
     }
 }
 
-/// A provider descriptor that brings its sandbox emulator.
+/// A provider descriptor that brings its sandbox emulator, and says how the demo stack's app
+/// sends through it. The manifest carries the demo declarations, from which `scripts/generate`
+/// writes the demo app's sections (compose's deploy/herald.yaml, scripts/run's apps file) and
+/// the lines scripts/run prints.
 public protocol EmulatedProvider: Sendable {
     func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator
+    /// The demo app's settings section for this provider when it sends through the sandbox,
+    /// in order. Values may name `${sandboxDir}` (where the sandbox writes its demo files)
+    /// and `${sandboxURL}` (its HTTPS origin).
+    var demoSettings: KeyValuePairs<String, String> { get }
+    /// What scripts/run prints to try the emulator (`${sandbox}` is the sandbox's plain HTTP
+    /// origin), if anything beyond the inbox.
+    var demoHint: String? { get }
+}
+
+extension EmulatedProvider {
+    public var demoHint: String? { nil }
 }

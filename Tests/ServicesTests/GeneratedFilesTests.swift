@@ -25,7 +25,8 @@ struct GeneratedFilesTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("herald-generate-\(UUID())")
         defer { try? FileManager.default.removeItem(at: root) }
         let files = ["Package.swift", "Providers/HeraldProviders/HeraldProviders.swift", "compose.yaml", "deploy/prometheus/prometheus.yml",
-                     "deploy/helm/herald/templates/_helpers.tpl", "deploy/helm/herald/values.schema.json", "scripts/run", "Services/Gateway/openapi.yaml"]
+                     "deploy/helm/herald/templates/_helpers.tpl", "deploy/helm/herald/values.schema.json", "scripts/run", "Services/Gateway/openapi.yaml",
+                     "deploy/herald.yaml"]
         for file in files {
             let target = root.appendingPathComponent(file)
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -56,7 +57,10 @@ struct GeneratedFilesTests {
         ])
         json["executables"] = executables
         var providers = try #require(json["providers"] as? [[String: Any]])
-        providers.append(["platform": "pigeon", "executable": "herald-pigeon", "registersDevices": true, "deliversEvents": true, "emulatedBySandbox": false])
+        providers.append([
+            "platform": "pigeon", "executable": "herald-pigeon", "registersDevices": true, "deliversEvents": true, "emulatedBySandbox": true,
+            "demo": ["settings": [["endpoint", "${sandboxURL}/loft"]], "hint": "curl -s ${sandbox}/loft"],
+        ])
         json["providers"] = providers
         json["devicePlatforms"] = (json["devicePlatforms"] as? [String] ?? []) + ["pigeon"]
         json["eventPlatforms"] = (json["eventPlatforms"] as? [String] ?? []) + ["pigeon"]
@@ -67,7 +71,7 @@ struct GeneratedFilesTests {
             PythonChecker.packageRoot.appendingPathComponent("scripts/generate").path, "--manifest", manifest.path, "--check",
         ])
         #expect(check.status == 1)
-        for file in ["compose.yaml", "prometheus.yml", "_helpers.tpl", "values.schema.json", "scripts/run", "openapi.yaml"] {
+        for file in ["compose.yaml", "prometheus.yml", "_helpers.tpl", "values.schema.json", "scripts/run", "openapi.yaml", "deploy/herald.yaml"] {
             #expect(check.output.contains(file), "\(file) not named stale: \(check.output)")
         }
     }
