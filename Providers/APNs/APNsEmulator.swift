@@ -233,7 +233,7 @@ public final class APNsEmulator: ProviderEmulator {
 }
 
 extension APNsProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, String> {
+    public var demoSettings: KeyValuePairs<String, any Sendable> {
         [
         "teamId": APNsEmulator.demoTeamId,
         "keyId": APNsEmulator.demoKeyId,

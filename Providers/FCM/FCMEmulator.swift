@@ -223,7 +223,7 @@ final class TokenAudiences: Sendable {
 }
 
 extension FCMProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, String> {
+    public var demoSettings: KeyValuePairs<String, any Sendable> {
         [
         "serviceAccountFile": "${sandboxDir}/fcm-service-account.json",
         "endpoint": "${sandboxURL}",

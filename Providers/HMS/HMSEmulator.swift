@@ -232,7 +232,7 @@ public final class HMSEmulator: ProviderEmulator {
 }
 
 extension HMSProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, String> {
+    public var demoSettings: KeyValuePairs<String, any Sendable> {
         [
         "appId": HMSEmulator.demoClientId,
         "clientId": HMSEmulator.demoClientId,

@@ -34,7 +34,7 @@ public enum HeraldManifest {
             let emulated = provider as? any EmulatedProvider
             entry["emulatedBySandbox"] = emulated != nil
             if let emulated {
-                var demo: [String: Any] = ["settings": emulated.demoSettings.map { [$0.key, $0.value] }]
+                var demo: [String: Any] = ["settings": emulated.demoSettings.map { [$0.key, $0.value] as [Any] }]
                 demo["hint"] = emulated.demoHint
                 entry["demo"] = demo
             }

@@ -96,9 +96,9 @@ public struct EmulatorContext: Sendable {
 public protocol EmulatedProvider: Sendable {
     func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator
     /// The demo app's settings section for this provider when it sends through the sandbox,
-    /// in order. Values may name `${sandboxDir}` (where the sandbox writes its demo files)
+    /// in order: strings, numbers or booleans. Strings may name `${sandboxDir}` (where the sandbox writes its demo files)
     /// and `${sandboxURL}` (its HTTPS origin).
-    var demoSettings: KeyValuePairs<String, String> { get }
+    var demoSettings: KeyValuePairs<String, any Sendable> { get }
     /// What scripts/run prints to try the emulator (`${sandbox}` is the sandbox's plain HTTP
     /// origin), if anything beyond the inbox.
     var demoHint: String? { get }
