@@ -1,6 +1,8 @@
 import APNs
 import Foundation
+import HeraldDomain
 import HeraldModel
+import HeraldProviders
 import ProviderSandbox
 
 /// A provider sandbox started in this process (HTTPS with HTTP/2 on a free port), with its
@@ -48,6 +50,24 @@ public struct TestSandbox: Sendable {
         \(indent)  endpoint: \(endpoint)
         \(indent)  caFile: \(caFile)
         """
+    }
+
+    /// An app's section for `platform` (YAML, indented for an app) sending to this sandbox, as
+    /// its emulator declares for the demo app; nil when the registry has no emulator for it.
+    public func settingsSection(_ platform: Platform, registry: ProviderRegistry = .herald, indent: String = "    ") -> String? {
+        guard let emulated = registry[platform] as? any EmulatedProvider else { return nil }
+        var lines = ["\(indent)\(platform.rawValue):"]
+        for (key, value) in emulated.demoSettings {
+            let text: String
+            if let string = value as? String {
+                let resolved = string.replacingOccurrences(of: "${sandboxDir}", with: directory.path).replacingOccurrences(of: "${sandboxURL}", with: endpoint)
+                text = String(decoding: try! JSONEncoder().encode(resolved), as: UTF8.self)
+            } else {
+                text = "\(value)"
+            }
+            lines.append("\(indent)  \(key): \(text)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// An APNs device token (hex of 32 bytes) whose bytes spell the sandbox rule `rule`.

@@ -1,4 +1,3 @@
-import HMS
 import Crypto
 import Foundation
 import HeraldDomain
@@ -35,6 +34,8 @@ final class HeraldStack: Sendable {
     let hmsDispatchers: [ServiceProcess]
     /// herald-apns, with `apns` (the app then has an `apns` section).
     let apnsDispatchers: [ServiceProcess]
+    /// The dispatchers of the other providers asked for (`providers`), by platform.
+    let providerDispatchers: [Platform: [ServiceProcess]]
     /// The first gateway; `gateways` holds them all (each its own process on its own port).
     let gateway: ServiceProcess
     let gateways: [ServiceProcess]
@@ -53,19 +54,20 @@ final class HeraldStack: Sendable {
     /// leftovers reach them.
     static let queues = [
         HeraldTopology.Queue.registrationEvents, HeraldTopology.Queue.preferencesResolved, HeraldTopology.Queue.encryptionAllowed,
-        HeraldTopology.Queue.dispatch(.fcm), HeraldTopology.Queue.dispatch(.hms), HeraldTopology.Queue.dispatch(.webhook),
-        HeraldTopology.Queue.dispatch(.apns), HeraldTopology.Queue.dispatch(.callback),
         HeraldTopology.Queue.registrationRevocations, HeraldTopology.Queue.registrationOutcomes,
         HeraldTopology.Queue.registrationDeadLetters,
-    ]
+    ] + ProviderRegistry.herald.platforms.map { HeraldTopology.Queue.dispatch($0) }
 
     /// With `databaseURL`, Registration and Preferences keep their stores in that PostgreSQL
     /// database (and may run as several replicas); else each in SQLite files of its own. With
     /// `amqpURL`, the services use that broker (or cluster) instead of the test broker. With
     /// `apnsDispatchers`, the app has an `apns` section (so its iOS devices are APNs's).
-    /// `environment` is added to every service's (TLS settings, say).
+    /// `environment` is added to every service's (TLS settings, say). `providers` runs that many
+    /// dispatchers of each other provider the sandbox emulates, and gives the app its section
+    /// for it (the one its emulator declares for the demo app).
     static func start(
-        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, webhooks: Bool = false, callbacks: Bool = false, gateways gatewayCount: Int = 1,
+        dispatchers count: Int = 1, hmsDispatchers hmsCount: Int = 1, apnsDispatchers apnsCount: Int = 0, providers: [Platform: Int] = [:],
+        webhooks: Bool = false, callbacks: Bool = false, gateways gatewayCount: Int = 1,
         databaseURL: String? = nil, registrations registrationCount: Int = 1, preferences preferenceCount: Int = 1,
         amqpURL: String? = nil, quorumReplicas: Int? = nil, environment extra: [String: String] = [:]
     ) async throws -> HeraldStack {
@@ -73,6 +75,8 @@ final class HeraldStack: Sendable {
         let app = "e2e-\(UUID().uuidString.prefix(6).lowercased())"
         let key = "key-\(UUID().uuidString)"
         let config = sandbox.directory.appendingPathComponent("herald.yaml")
+        // FCM and Push Kit always; APNs and the others when their dispatchers run.
+        let sections: [Platform] = [.fcm, .hms] + (apnsCount > 0 ? [.apns] : []) + providers.filter { $0.value > 0 }.keys.sorted { $0.rawValue < $1.rawValue }
         let webhookSecret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let secretFile = sandbox.directory.appendingPathComponent("webhook-secret")
         try Data(webhookSecret.utf8).write(to: secretFile)
@@ -119,18 +123,7 @@ final class HeraldStack: Sendable {
                   publicKeyFile: client-tokens.pem
                   maxLifetime: 3600
                 defaultTTL: { smartid: { auth: 120 } }
-                fcm:
-                  serviceAccountFile: \(sandbox.serviceAccountFile)
-                  endpoint: \(sandbox.endpoint)
-                  caFile: \(sandbox.caFile)
-                hms:
-                  appId: "\(sandbox.running.sandbox.emulator(HMSEmulator.self)!.demoClient!.clientId)"
-                  clientId: "\(sandbox.running.sandbox.emulator(HMSEmulator.self)!.demoClient!.clientId)"
-                  clientSecretFile: \(sandbox.directory.appendingPathComponent("hms-client-secret").path)
-                  endpoint: \(sandbox.endpoint)
-                  tokenEndpoint: \(sandbox.endpoint)/oauth2/v3/token
-                  caFile: \(sandbox.caFile)
-            \(apnsCount > 0 ? sandbox.apnsSection() : "")
+            \(sections.compactMap { sandbox.settingsSection($0) }.joined(separator: "\n"))
             """.utf8).write(to: config)
         // Declared before the purge: a fresh broker has none of Herald's queues yet.
         try await TestBroker.admin.declare(HeraldTopology.all(.herald))
@@ -160,6 +153,12 @@ final class HeraldStack: Sendable {
             services += hmsDispatchers
             let apnsDispatchers = try (0..<apnsCount).map { _ in try ServiceProcess("herald-apns", environment: environment) }
             services += apnsDispatchers
+            var providerDispatchers: [Platform: [ServiceProcess]] = [:]
+            for (platform, number) in providers.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                guard let executable = ProviderRegistry.herald[platform]?.executableName else { throw TestFailure("no provider for \(platform)") }
+                providerDispatchers[platform] = try (0..<number).map { _ in try ServiceProcess(executable, environment: environment) }
+                services += providerDispatchers[platform] ?? []
+            }
             if webhooks { services.append(try ServiceProcess("herald-webhook", environment: environment)) }
             if callbacks { services.append(try ServiceProcess("herald-callback", environment: environment)) }
             // Each into `services` as soon as it runs, so a failure to start the next discards it.
@@ -175,7 +174,7 @@ final class HeraldStack: Sendable {
             }
             let stack = HeraldStack(
                 sandbox: sandbox, app: app, key: key, services: services, registrations: registrations, preferences: preferences, dispatchers: dispatchers,
-                hmsDispatchers: hmsDispatchers, apnsDispatchers: apnsDispatchers, gateways: gateways, webhookSecret: webhookSecret,
+                hmsDispatchers: hmsDispatchers, apnsDispatchers: apnsDispatchers, providerDispatchers: providerDispatchers, gateways: gateways, webhookSecret: webhookSecret,
                 clientTokenSecret: clientTokenSecret, clientTokenPrivateKeyPEM: clientTokenKey.pemRepresentation, environment: environment)
             for service in stack.services { try await service.waitUntilReady() }
             return stack
@@ -189,12 +188,13 @@ final class HeraldStack: Sendable {
     private init(
         sandbox: TestSandbox, app: String, key: String, services: [ServiceProcess], registrations: [ServiceProcess], preferences: [ServiceProcess],
         dispatchers: [ServiceProcess],
-        hmsDispatchers: [ServiceProcess], apnsDispatchers: [ServiceProcess], gateways: [ServiceProcess], webhookSecret: String,
+        hmsDispatchers: [ServiceProcess], apnsDispatchers: [ServiceProcess], providerDispatchers: [Platform: [ServiceProcess]], gateways: [ServiceProcess], webhookSecret: String,
         clientTokenSecret: String, clientTokenPrivateKeyPEM: String, environment: [String: String]
     ) {
         self.clientTokenSecret = clientTokenSecret
         self.clientTokenPrivateKeyPEM = clientTokenPrivateKeyPEM
         self.apnsDispatchers = apnsDispatchers
+        self.providerDispatchers = providerDispatchers
         self.environment = environment
         self.webhookSecret = webhookSecret
         self.sandbox = sandbox
