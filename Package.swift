@@ -32,8 +32,9 @@ let providerTargets: [Target] = providerModules.map { name in
 }
 
 /// A provider's tests and benchmark follow from its folders: `Tests/<Module>DispatcherTests` is
-/// a test target and `Benchmarks/<Module>Benchmark` the executable `herald-<module>-bench`
-/// when the folder exists, each with what any provider's tests or benchmark may use. (SwiftPM
+/// a test target (its `Fixtures` and `Interop` folders are data, read by path) and
+/// `Benchmarks/<Module>Benchmark` the executable `herald-<module>-bench` when the folder
+/// exists, each with what any provider's tests or benchmark may use. (SwiftPM
 /// reads this file again only when its text changes: a folder added for a provider already in
 /// the list appears after the next change here.)
 func folderExists(_ path: String) -> Bool {
@@ -51,7 +52,7 @@ let providerTestTargets: [Target] = providerModules.filter { folderExists("Tests
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         path: "Tests/\(name)DispatcherTests",
-        exclude: folderExists("Tests/\(name)DispatcherTests/Fixtures") ? ["Fixtures"] : []
+        exclude: ["Fixtures", "Interop"].filter { folderExists("Tests/\(name)DispatcherTests/\($0)") }
     )
 }
 let providerBenchmarks = providerModules.filter { folderExists("Benchmarks/\($0)Benchmark") }
