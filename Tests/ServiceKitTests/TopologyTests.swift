@@ -38,8 +38,10 @@ struct TopologyTests {
 
     @Test("work queues are durable quorum queues that dead-letter at least once to herald.dead")
     func workQueues() {
-        // The stages' five, and a dispatch queue for each of FCM, Push Kit, webhooks, APNs and callbacks.
-        #expect(HeraldTopology.workQueues(ProviderRegistry.herald.platforms).count == 10)
+        // The stages' five, and a dispatch queue for each provider of the registry.
+        let names = HeraldTopology.workQueues(ProviderRegistry.herald.platforms).map(\.name)
+        let stages = ["registration.events", "preferences.resolved", "encryption.allowed", "registration.revocations", "registration.outcomes"]
+        #expect(names.sorted() == (stages + ProviderRegistry.herald.platforms.map { "dispatch.\($0.rawValue)" }).sorted())
         for queue in HeraldTopology.workQueues(ProviderRegistry.herald.platforms) {
             #expect(queue.kind == .quorum && queue.durable)
             let args = Dictionary(uniqueKeysWithValues: queue.arguments.map { ($0.key, $0.value) })
