@@ -24,13 +24,17 @@ public final class SandboxState: Sendable {
         public var requestId: String? = nil
         /// For APNs: the request's `apns-*` headers (the rest of the push is its body).
         public var headers: [String: String]? = nil
-        /// What the device gets when it is not the request body itself: Web Push's decrypted
-        /// message. The inbox shows it as the message.
-        public var delivered: Data? = nil
+        /// How the device opens the request body when what it gets is not the body itself (Web
+        /// Push: decrypting it with the subscription's keys). Run when the inbox is read, not
+        /// when a push arrives: a push service never opens what it carries, and the sandbox's
+        /// own cost per push should stay a push service's.
+        public var open: (@Sendable (Data) -> Data?)? = nil
+        /// What the device gets, opened; nil when it is the body itself or does not open.
+        public var delivered: Data? { open?(requestBody) }
 
         public init(
             id: String, provider: String, app: String, token: String, receivedAt: Date, requestBody: Data,
-            requestId: String? = nil, headers: [String: String]? = nil, delivered: Data? = nil
+            requestId: String? = nil, headers: [String: String]? = nil, open: (@Sendable (Data) -> Data?)? = nil
         ) {
             self.id = id
             self.provider = provider
@@ -40,13 +44,16 @@ public final class SandboxState: Sendable {
             self.requestBody = requestBody
             self.requestId = requestId
             self.headers = headers
-            self.delivered = delivered
+            self.open = open
         }
 
         /// The provider message (for HMS: narrowed to this entry's token; for APNs: the
         /// body, `aps` and the data keys), decoded on demand.
         public var message: [String: Any] {
-            if let delivered { return (try? JSONSerialization.jsonObject(with: delivered)) as? [String: Any] ?? [:] }
+            if open != nil {
+                guard let delivered else { return ["undecryptable": "the body does not open with the device's keys"] }
+                return (try? JSONSerialization.jsonObject(with: delivered)) as? [String: Any] ?? [:]
+            }
             guard let root = (try? JSONSerialization.jsonObject(with: requestBody)) as? [String: Any] else { return [:] }
             if provider == "apns" { return root }
             guard var message = root["message"] as? [String: Any] else { return [:] }
@@ -57,7 +64,7 @@ public final class SandboxState: Sendable {
         /// The `event` entry of the message's data map (Push Kit's data is a JSON string);
         /// nil when the data is encrypted or not Herald's.
         public var eventId: String? {
-            if delivered != nil { return message["event"] as? String ?? (message["data"] as? [String: Any])?["event"] as? String }
+            if open != nil { return message["event"] as? String ?? (message["data"] as? [String: Any])?["event"] as? String }
             if provider == "apns" { return message["event"] as? String }
             let data = message["data"]
             if let map = data as? [String: Any] { return map["event"] as? String }
