@@ -15,7 +15,7 @@ import PackageDescription
 /// registry every service reads) from it, and the deploy files from the manifest that makes.
 /// Each provider may use what every provider may (the dispatcher runtime, transport, model,
 /// crypto, logging, metrics); one built on another names it in `providerUses`.
-let providerModules = ["FCM", "HMS", "Webhook", "APNs", "Callback"]
+let providerModules = ["FCM", "HMS", "Webhook", "APNs", "Callback", "WebPush"]
 let providerUses: [String: [Target.Dependency]] = ["Callback": ["Webhook"]]
 let providerTargets: [Target] = providerModules.map { name in
     .target(

@@ -6,6 +6,7 @@ import FCM
 import HeraldDomain
 import HMS
 import Webhook
+import WebPush
 
 /// The providers Herald runs, a provider module's descriptor each: the one list every service
 /// reads (the gateway's platforms, the topology's queues, the encryption stage's size rules,
@@ -17,6 +18,7 @@ public enum HeraldProviders {
         WebhookProvider(),
         APNsProvider(),
         CallbackProvider(),
+        WebPushProvider(),
     ]
 }
 

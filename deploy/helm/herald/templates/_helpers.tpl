@@ -10,6 +10,7 @@ hms: { executable: herald-hms, port: 8085, opsPort: 8085, stateful: false, dispa
 webhook: { executable: herald-webhook, port: 8086, opsPort: 8086, stateful: false, dispatcher: true, queue: dispatch.webhook }
 apns: { executable: herald-apns, port: 8087, opsPort: 8087, stateful: false, dispatcher: true, queue: dispatch.apns }
 callback: { executable: herald-callback, port: 8088, opsPort: 8088, stateful: false, dispatcher: true, queue: dispatch.callback }
+webpush: { executable: herald-webpush, port: 8089, opsPort: 8089, stateful: false, dispatcher: true, queue: dispatch.webpush }
 {{/* <<< generated */}}
 {{- end -}}
 
