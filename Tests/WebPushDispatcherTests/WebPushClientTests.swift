@@ -115,3 +115,36 @@ struct WebPushClientTests {
 
 /// The base64url alphabet's bytes.
 let WebPushEmulatorAlphabet = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
+
+/// The sandbox's push service refuses what a push service refuses (RFC 8292, RFC 8030).
+struct WebPushEmulatorTests {
+    static func token(_ key: P256.Signing.PrivateKey, claims: [String: Any]) throws -> String {
+        let header = Base64URL.encode(Data(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
+        let input = header + "." + Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8)).rawRepresentation)
+    }
+
+    @Test func aPushWithoutAValidVAPIDTokenIsRefused401() async throws {
+        let sandbox = try await TestSandbox.start()
+        let subscription = try sandbox.webPushSubscription()
+        let origin = try #require(URL(string: subscription.endpoint)).absoluteString.components(separatedBy: "/webpush/")[0]
+        let key = P256.Signing.PrivateKey()
+        let k = Base64URL.encode(key.publicKey.x963Representation)
+        let now = Int(Date().timeIntervalSince1970)
+        let body = try #require(try subscription.request(["herald": "1"]).data["payload"].flatMap(Base64URL.decode))
+        func push(_ authorization: String?) -> Int {
+            var headers = ["ttl": "60", "content-encoding": "aes128gcm"]
+            headers["authorization"] = authorization
+            let path = String(subscription.endpoint.dropFirst(origin.count))
+            return sandbox.running.sandbox.handle(SandboxRequest(method: "POST", target: path, headers: headers, body: body)).status
+        }
+        #expect(push(nil) == 401)
+        #expect(push("vapid t=\(try Self.token(key, claims: ["aud": "https://elsewhere.example", "exp": now + 3600, "sub": "mailto:a@b.c"])), k=\(k)") == 401)
+        #expect(push("vapid t=\(try Self.token(key, claims: ["aud": origin, "exp": now + 25 * 3600, "sub": "mailto:a@b.c"])), k=\(k)") == 401)
+        #expect(push("vapid t=\(try Self.token(key, claims: ["aud": origin, "exp": now + 3600, "sub": "a@b.c"])), k=\(k)") == 401)
+        #expect(push("vapid t=\(try Self.token(P256.Signing.PrivateKey(), claims: ["aud": origin, "exp": now + 3600, "sub": "mailto:a@b.c"])), k=\(k)") == 401)
+        #expect(push("vapid t=\(try Self.token(key, claims: ["aud": origin, "exp": now + 3600, "sub": "mailto:a@b.c"])), k=\(k)") == 201)
+        #expect(sandbox.state.messages(provider: "webpush").count == 1)
+        await sandbox.stop()
+    }
+}
