@@ -109,14 +109,16 @@ struct DevicesController {
         let named = body.has("platform")
             ? Platform(rawValue: try body.oneOf("platform", gateway.providers.devicePlatforms.map(\.rawValue)))!
             : nil
-        let shape = named.flatMap { gateway.providers[$0]?.registrationShape } ?? .token
         // A browser's subscription runs on the web; every other device names its system.
-        let os = shape == .subscription && !body.has("os")
-            ? named.flatMap { gateway.providers[$0]?.deviceOS } ?? .web
+        let provider = named.flatMap { gateway.providers[$0] }
+        let os = provider?.registrationShape == .subscription && !body.has("os")
+            ? provider?.deviceOS ?? .web
             : DeviceOS(rawValue: try body.oneOf("os", DeviceOS.allCases.map(\.rawValue)))!
         // Without a platform (an SDK that hands over the system's token), the system's own
         // provider where the app has its account, else the one that takes unnamed tokens.
         let platform = try named ?? unnamedTokenPlatform(os: os, app: call.app, field: "platform")
+        // What the device hands over is what that provider takes.
+        let shape = gateway.providers[platform]?.registrationShape ?? .token
         let (token, key, field) = try handedOver(body, platform: platform, shape: shape)
         if named == nil { try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: field) }
         if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid(field, problem) }

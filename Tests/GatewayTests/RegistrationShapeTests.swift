@@ -58,4 +58,19 @@ struct RegistrationShapeTests {
         #expect(phone.status == 400 && phone.json["field"] as? String == "subscription", "\(phone.json)")
         await gateway.stop()
     }
+
+    @Test func aWebDeviceWithoutAPlatformHandsOverWhatTheProviderOfItsSystemTakes() async throws {
+        // The app has Web Push, whose devices are the web's: a web device registered without a
+        // platform is a browser's subscription, never a keyless token.
+        let gateway = try await GatewayFixture(extraAppSettings: "webpush: { vapidPrivateKeyFile: vapid.pem, subject: \"mailto:ops@example.com\" }")
+        defer { Task { await gateway.stop() } }
+        let token = await gateway.send("PUT", "/v1/apps/{app}/devices/tab-3", json: ["os": "web", "token": "https://push.example.net/send/abc", "userId": "u1"])
+        #expect(token.status == 400 && token.json["field"] as? String == "token", "\(token.status) \(token.json)")
+        let subscribed = await gateway.send("PUT", "/v1/apps/{app}/devices/tab-3", json: ["os": "web", "subscription": Self.subscription(), "userId": "u1"])
+        #expect(subscribed.status == 200, "\(subscribed.status) \(subscribed.json)")
+        let got = await gateway.send("GET", "/v1/apps/{app}/devices/tab-3")
+        let registration = (got.json["device"] as? [String: Any])?["registration"] as? [String: Any]
+        #expect(registration?["platform"] as? String == "webpush" && registration?["key"] != nil, "\(got.json)")
+        await gateway.stop()
+    }
 }
