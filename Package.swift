@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Herald: a self-hosted push-notification backend built as small services over AMQP.
 import Foundation
 import PackageDescription
@@ -111,6 +111,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.35.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // OTLP over HTTP only: the gRPC exporter would add grpc-swift to every build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.0.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .systemLibrary(
@@ -139,9 +142,10 @@ let package = Package(
         .target(
             name: "DispatchKit",
             dependencies: [
-                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport",
+                "HeraldModel", "Messaging", "ServiceKit", "HeraldDomain", "HTTPTransport", "HeraldTracing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/DispatchKit"
         ),
@@ -193,7 +197,8 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging",
+                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -263,12 +268,27 @@ let package = Package(
             ],
             path: "Shared/Messaging"
         ),
-        // The runtime every service runs on: stages, health, metrics, logging, the broker's
-        // publisher. It knows nothing of apps, platforms or events.
+        // OpenTelemetry tracing: the OTEL_* configuration, the exporter, and the trace context
+        // that travels in AMQP headers.
+        .target(
+            name: "HeraldTracing",
+            dependencies: [
+                "Messaging",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/HeraldTracing"
+        ),
+        // The runtime every service runs on: stages, health, metrics, logging, tracing, the
+        // broker's publisher. It knows nothing of apps, platforms or events.
         .target(
             name: "ServiceKit",
             dependencies: [
                 "Messaging",
+                "HeraldTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -511,7 +531,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
-                "HeraldProviders", "FCM", "HMS", "ServiceKit", "HeraldDomain", "Messaging", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "FCM", "HMS", "ServiceKit", "HeraldDomain", "Messaging", "HeraldModel", "HeraldTestSupport", "HeraldTracing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -31,7 +31,9 @@ public struct Console: Sendable {
     func signIn(_ authorization: String?, app: String) throws(GatewayError) -> Object {
         let keyId = try gateway.authorizeConsole(authorization, app: app)
         logger.info("console sign-in", metadata: ["app": "\(app)", "keyId": "\(keyId)"])
-        return ["app": app, "keyId": keyId, "platforms": gateway.providers.devicePlatforms.map(\.rawValue)]
+        var answer: Object = ["app": app, "keyId": keyId, "platforms": gateway.providers.devicePlatforms.map(\.rawValue)]
+        if let traceURL = configuration.traceURL { answer["traceURL"] = traceURL }
+        return answer
     }
 
     /// The overview's system part: every Herald queue's depth and consumers, the app's dead

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDomain
+import HeraldTracing
 import HeraldModel
 import Messaging
 
@@ -76,10 +77,14 @@ struct EventsController {
         guard gateway.publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         // Under a resource alarm the event would only wait in memory: refuse it now.
         guard gateway.publisher.blockedReason == nil else { throw GatewayError.unavailable("the broker refuses publishes for now (resource alarm); try again") }
-        let message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
+        var message = try OutgoingMessage(contract: event, exchange: HeraldTopology.Exchange.events.name, routingKey: event.routingKey, mandatory: true)
+        let span = PublishSpan(event, message: message)
+        defer { span?.end() }
+        if let span { TraceHeaders.stamp(&message.properties.headers, with: span.context) }
         do {
             try await gateway.deadlines.publish(message, with: gateway.events, timeout: gateway.configuration.publishTimeout)
         } catch {
+            span?.failed(error)
             switch (error as? MessagingError)?.reason {
             case .invalidMessage?: throw GatewayError(400, "Invalid request", (error as! MessagingError).message)
             // A queue at its length limit refuses publishes (`reject-publish`).

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDomain
+import HeraldTracing
 import HTTPTypes
 import Hummingbird
 
@@ -7,6 +8,8 @@ import Hummingbird
 /// document at `/openapi.yaml`.
 public enum GatewayRoutes {
     public static func add(to router: Router<BasicRequestContext>, gateway: Gateway) {
+        // A server span per request, continuing the caller's `traceparent`/`tracestate`.
+        if HeraldTracing.isEnabled { router.add(middleware: TracingMiddleware()) }
         addEndpoints(to: router, gateway: gateway)
         router.get("/openapi.yaml") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))

@@ -12,11 +12,14 @@ extension PostgresRegistrationStore {
             .sorted { ($0.app, $0.eventId) < ($1.app, $1.eventId) }
         guard !events.isEmpty else { return }
         try await database.query("""
-            INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries)
-            SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[], \(events.map(\.source))::text[],
-                                 \(events.map(\.kind))::text[], \(events.map(\.acceptedAt))::timestamptz[], \(events.map { Int64($0.deliveries) })::bigint[])
+            INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries, traceId)
+            SELECT app, eventId, source, kind, acceptedAt, deliveries, NULLIF(traceId, '')
+            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[], \(events.map(\.source))::text[],
+                        \(events.map(\.kind))::text[], \(events.map(\.acceptedAt))::timestamptz[], \(events.map { Int64($0.deliveries) })::bigint[],
+                        \(events.map { $0.traceId ?? "" })::text[])
+                AS t(app, eventId, source, kind, acceptedAt, deliveries, traceId)
             ORDER BY 1, 2
-            ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries
+            ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries, traceId = COALESCE(eventLog.traceId, excluded.traceId)
             """, logger: logger)
     }
 
@@ -25,7 +28,7 @@ extension PostgresRegistrationStore {
         let micros = try Self.micros(cursor)
         let status = query.status?.rawValue
         let rows = try await database.query("""
-            SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
+            SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt, traceId,
                 (extract(epoch FROM acceptedAt) * 1000000)::bigint
             FROM eventLog
             WHERE app = \(app) AND (\(query.eventId)::text IS NULL OR eventId = \(query.eventId)) AND (\(status)::text IS NULL OR status = \(status)) AND (\(query.source)::text IS NULL OR source = \(query.source))
@@ -36,12 +39,14 @@ extension PostgresRegistrationStore {
             """, logger: logger)
         var events: [EventSummary] = []
         var last: PageCursor?
-        for (eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt, position)
-            in try rows.decode((String, String, String, Date, Int, Int, Int, Int, Int, Int, Int, Date?, Int64).self) {
+        for (eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt, traceId, position)
+            in try rows.decode((String, String, String, Date, Int, Int, Int, Int, Int, Int, Int, Date?, String?, Int64).self) {
             guard events.count < query.limit else { return EventPage(events: events, nextCursor: last?.encoded) }
             var counts = EventCounts()
             (counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying) = (delivered, failed, expired, revoked, filtered, retrying)
-            events.append(EventSummary(eventId: eventId, source: source, kind: kind, acceptedAt: acceptedAt, deliveries: deliveries, counts: counts, completedAt: completedAt))
+            events.append(EventSummary(
+                eventId: eventId, source: source, kind: kind, acceptedAt: acceptedAt, deliveries: deliveries, counts: counts, completedAt: completedAt,
+                traceId: traceId))
             last = PageCursor(position: String(position), id: eventId)
         }
         return EventPage(events: events, nextCursor: nil)

@@ -111,5 +111,6 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 ownerUserId TEXT, updatedAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (app, emailAddressId, deviceId));
             CREATE INDEX deviceAddressKeysByDevice ON deviceAddressKeys (app, deviceId)
             """),
+        .init("v4: an event's trace", "ALTER TABLE eventLog ADD COLUMN traceId TEXT"),
     ]
 }

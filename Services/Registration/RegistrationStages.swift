@@ -59,9 +59,11 @@ public enum RegistrationStages {
                     next += 1
                 }
                 // Logged before any delivery is out, so no outcome arrives before its event.
-                try await store.logEvents(zip(events, outputs).compactMap { event, emissions in
-                    emissions.map {
-                        LoggedEvent(app: event.app, eventId: event.id, source: event.source.rawValue, kind: event.kind, acceptedAt: event.acceptedAt ?? Date(), deliveries: $0.count)
+                try await store.logEvents(zip(events, outputs).enumerated().compactMap { index, pair in
+                    pair.1.map {
+                        LoggedEvent(
+                            app: pair.0.app, eventId: pair.0.id, source: pair.0.source.rawValue, kind: pair.0.kind, acceptedAt: pair.0.acceptedAt ?? Date(),
+                            deliveries: $0.count, traceId: StageTrace.sampledTraceId(ofInput: index))
                     }
                 })
             } catch {

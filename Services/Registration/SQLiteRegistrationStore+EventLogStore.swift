@@ -11,11 +11,11 @@ extension SQLiteRegistrationStore {
         guard !events.isEmpty else { return }
         try await database.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries
+                INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries, traceId) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, eventId) DO UPDATE SET deliveries = excluded.deliveries, traceId = coalesce(eventLog.traceId, excluded.traceId)
                 """)
             for event in events {
-                try statement.execute(arguments: [event.app, event.eventId, event.source, event.kind, event.acceptedAt, event.deliveries])
+                try statement.execute(arguments: [event.app, event.eventId, event.source, event.kind, event.acceptedAt, event.deliveries, event.traceId])
             }
         }
     }
@@ -38,7 +38,7 @@ extension SQLiteRegistrationStore {
                 arguments += [cursor.position, cursor.id]
             }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt,
+                SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAt, traceId,
                     CAST(acceptedAt AS TEXT) AS position
                 FROM eventLog WHERE \(conditions.joined(separator: " AND ")) ORDER BY acceptedAt DESC, eventId DESC LIMIT ?
                 """, arguments: StatementArguments(arguments + [query.limit + 1]))
@@ -53,7 +53,7 @@ extension SQLiteRegistrationStore {
                 counts.retrying = row["retrying"]
                 return EventSummary(
                     eventId: row["eventId"], source: row["source"], kind: row["kind"], acceptedAt: row["acceptedAt"], deliveries: row["deliveries"],
-                    counts: counts, completedAt: row["completedAt"])
+                    counts: counts, completedAt: row["completedAt"], traceId: row["traceId"])
             }
             let next = rows.count > query.limit ? page.last.map { PageCursor(position: $0["position"], id: $0["eventId"]).encoded } : nil
             return EventPage(events: events, nextCursor: next)

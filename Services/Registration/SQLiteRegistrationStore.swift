@@ -114,6 +114,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 CREATE INDEX deviceAddressKeysByDevice ON deviceAddressKeys (app, deviceId);
                 """)
         }
+        migrator.registerMigration("v7: an event's trace") { db in
+            try db.execute(sql: "ALTER TABLE eventLog ADD COLUMN traceId TEXT")
+        }
         return migrator
     }
 }

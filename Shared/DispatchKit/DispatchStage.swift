@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDomain
+import HeraldTracing
 import HeraldModel
 import Logging
 import Messaging
@@ -152,11 +153,14 @@ public enum DispatchStage {
                 }
             }
             var results = [SendResult?](repeating: nil, count: requests.count)
+            let contexts = StageTrace.inputs
             for start in stride(from: 0, to: toSend.count, by: sendLimit) {
                 let slice = toSend[start..<min(toSend.count, start + sendLimit)]
+                let spans = contexts.count == requests.count ? slice.map { ProviderSpan(requests[$0], context: contexts[$0]) } : []
                 let answers = await send(slice.map { requests[$0] })
                 for (position, index) in slice.enumerated() {
                     let result = position < answers.count ? answers[position] : BatchParts.missing
+                    if !spans.isEmpty { spans[position].end(result) }
                     results[index] = result
                     if let record, case .delivered = result { record.insert(requests[index].deliveryId, at: sentAt) }
                     await inFlight?.end(requests[index].deliveryId, result: result)

@@ -15,8 +15,10 @@ public struct EventSummary: Codable, Sendable, Hashable {
     public var counts: EventCounts
     /// When the last of its deliveries got a final outcome.
     public var completedAt: Date?
+    /// The W3C trace id of the event's trace, when tracing was on and sampled it.
+    public var traceId: String?
 
-    public init(eventId: String, source: String, kind: String, acceptedAt: Date, deliveries: Int, counts: EventCounts, completedAt: Date? = nil) {
+    public init(eventId: String, source: String, kind: String, acceptedAt: Date, deliveries: Int, counts: EventCounts, completedAt: Date? = nil, traceId: String? = nil) {
         self.eventId = eventId
         self.source = source
         self.kind = kind
@@ -25,6 +27,7 @@ public struct EventSummary: Codable, Sendable, Hashable {
         self.counts = counts
         self.status = counts.progress(deliveries: deliveries)
         self.completedAt = completedAt
+        self.traceId = traceId
     }
 }
 
@@ -88,8 +91,10 @@ public struct LoggedEvent: Sendable, Hashable {
     public var kind: String
     public var acceptedAt: Date
     public var deliveries: Int
+    /// The event's trace (`EventSummary.traceId`).
+    public var traceId: String?
 
-    public init(app: String, eventId: String, source: String, kind: String, acceptedAt: Date, deliveries: Int) {
+    public init(app: String, eventId: String, source: String, kind: String, acceptedAt: Date, deliveries: Int, traceId: String? = nil) {
         self.app = app
         self.eventId = eventId
         self.source = source
@@ -97,6 +102,7 @@ public struct LoggedEvent: Sendable, Hashable {
         // Milliseconds, as both stores keep them exactly (a list's cursor compares them).
         self.acceptedAt = Date(timeIntervalSince1970: (acceptedAt.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         self.deliveries = deliveries
+        self.traceId = traceId
     }
 }
 

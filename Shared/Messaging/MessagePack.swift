@@ -14,6 +14,12 @@ public enum MessagePack {
     public static let maxCount = 100
     /// A pack is closed before its body would pass this many bytes.
     public static let maxBytes = 256 * 1024
+    /// The headers of the W3C trace context: the only headers an element may have of its own.
+    /// A pack carries each element's in an array header of the same position
+    /// (`x-herald-traceparents`, `x-herald-tracestates`), since its elements may belong to
+    /// different traces.
+    public static let traceHeaderNames: Set<String> = ["traceparent", "tracestate"]
+    static let elementTraceHeaders = ["traceparent": "x-herald-traceparents", "tracestate": "x-herald-tracestates"]
 
     /// How many elements `message` carries (1 for a message that is not a pack).
     public static func count(of properties: MessageProperties) -> Int {
@@ -34,10 +40,11 @@ public enum MessagePack {
     }
 
     /// The key `message` is packed under, or nil when it must travel alone: persistent, with
-    /// a type, and no headers or reply-to of its own. Expiries may differ: a pack expires
-    /// when its last element would (`expiration`).
+    /// a type, and no headers (but its trace context) or reply-to of its own. Expiries may
+    /// differ: a pack expires when its last element would (`expiration`).
     public static func key(of message: OutgoingMessage) -> Key? {
-        guard let type = message.properties.type, message.properties.persistent, message.properties.headers.isEmpty,
+        guard let type = message.properties.type, message.properties.persistent,
+              message.properties.headers.keys.allSatisfy(traceHeaderNames.contains),
               message.properties.replyTo == nil else { return nil }
         return Key(exchange: message.exchange, routingKey: message.routingKey, type: type, mandatory: message.mandatory)
     }
@@ -95,6 +102,9 @@ public enum MessagePack {
         var properties = first.properties
         properties.timestamp = Date()
         properties.headers = [header: .int(Int64(elements.count))]
+        for (name, packed) in elementTraceHeaders where elements.contains(where: { $0.properties.headers[name] != nil }) {
+            properties.headers[packed] = .array(elements.map { $0.properties.headers[name] ?? .string("") })
+        }
         properties.expiration = expiration(of: elements)
         return OutgoingMessage(exchange: first.exchange, routingKey: first.routingKey, body: body, properties: properties, mandatory: first.mandatory)
     }
@@ -114,6 +124,25 @@ extension MessagePack {
     }
 }
 
+extension MessagePack {
+    /// The trace headers of element `index` of a message with `properties` (a pack's from its
+    /// arrays, a lone message's its own); empty when it carries none.
+    public static func traceHeaders(of properties: MessageProperties, element index: Int) -> [String: HeaderValue] {
+        var headers: [String: HeaderValue] = [:]
+        if isPack(properties) {
+            for (name, packed) in elementTraceHeaders {
+                if let values = properties.headers[packed]?.arrayValue, values.indices.contains(index),
+                   let value = values[index].stringValue, !value.isEmpty {
+                    headers[name] = .string(value)
+                }
+            }
+        } else {
+            for name in traceHeaderNames { headers[name] = properties.headers[name] }
+        }
+        return headers
+    }
+}
+
 extension ReceivedMessage {
     /// The elements of a pack as messages of their own (unsettleable: settle the pack), each
     /// with the pack's properties but for the header; `[self]` for a message that is not a
@@ -126,9 +155,11 @@ extension ReceivedMessage {
         }
         var properties = properties
         properties.headers[MessagePack.header] = nil
-        return try array.map { element in
+        for packed in MessagePack.elementTraceHeaders.values { properties.headers[packed] = nil }
+        return try array.enumerated().map { index, element in
             let body = try JSONSerialization.data(withJSONObject: element, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
             var properties = properties
+            properties.headers.merge(MessagePack.traceHeaders(of: self.properties, element: index)) { $1 }
             if let (messageId, correlationId) = ids(body) {
                 properties.messageId = messageId
                 properties.correlationId = correlationId

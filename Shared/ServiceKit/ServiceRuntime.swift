@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTracing
 import Hummingbird
 import Logging
 import Messaging
@@ -25,6 +26,9 @@ public final class ServiceRuntime: Sendable {
     public let opsPort: Int?
     /// Asked for, the services shut down gracefully and the process starts again in place.
     public let inPlaceRestart = InPlaceRestart()
+    /// The span exporter when tracing is on (`OTEL_*`, see `TracingConfiguration`): it runs
+    /// first and stops last, so the spans of a shutdown are flushed too.
+    let tracer: (any Service)?
 
     /// Reads the environment, sets up logging and metrics, and starts connecting to the
     /// broker (unless `usesBroker` is false), declaring `topology` (its quorum queues
@@ -42,6 +46,11 @@ public final class ServiceRuntime: Sendable {
         opsPort = defaultOpsPort.map { settings.opsPort ?? $0 }
         logger = HeraldLogging.bootstrap(service: name, level: settings.logLevel, format: settings.logFormat)
         _ = HeraldMetrics.registry
+        do {
+            tracer = try HeraldTracing.bootstrap(TracingConfiguration(environment: environment, serviceName: name), logger: logger)
+        } catch let error as TracingConfigurationError {
+            throw ConfigurationError(.invalidValue, setting: error.variable, error.reason)
+        }
         let topology = topology.replicated(settings.quorumReplicas)
         self.topology = topology
         self.deadLetterExchange = deadLetterExchange
@@ -112,6 +121,7 @@ public final class ServiceRuntime: Sendable {
         }
         servers.append(.init(service: application(router, port: environment.httpPort, role: "http"), serviceName: "http"))
         var all: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let tracer { all.append(.init(service: tracer, serviceName: "tracing")) }
         if let publisher {
             all.append(.init(service: PublisherService(publisher: publisher, timeout: environment.shutdownTimeout), serviceName: "publisher"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTracing
 import Logging
 import Messaging
 import Metrics
@@ -181,6 +182,7 @@ public struct Stage<Input: StageInput>: Service {
         let duration: Metrics.Timer
         /// Failures in a row saying the service cannot work now: the backoff of the next.
         let unavailable = UnavailableStreak()
+        let spans: StageSpans
 
         final class UnavailableStreak: Sendable {
             private let count = Mutex(0)
@@ -198,6 +200,7 @@ public struct Stage<Input: StageInput>: Service {
             self.publisher = publisher
             self.hooks = hooks
             self.logger = logger
+            spans = StageSpans(queue: queue.name, stage: stage)
             processed = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "ok")])
             deadLettered = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "dead_lettered")])
             retried = Counter(label: "herald_stage_messages_total", dimensions: [("stage", stage), ("result", "retried")])
@@ -222,7 +225,7 @@ public struct Stage<Input: StageInput>: Service {
                 await deadLetter(message, reason: "undecodable: \(summary(of: error))")
                 return
             }
-            let results = await Self.handle(inputs, with: handler)
+            let results = await handle(inputs, of: message, with: handler)
             if !MessagePack.isPack(message.properties), case .failure(let error) = results[0] {
                 if let error = error as? StageError, error.reason == .rejected {
                     await deadLetter(message, reason: "rejected: \(error.message)")
@@ -233,29 +236,29 @@ public struct Stage<Input: StageInput>: Service {
             }
             var outputs: [OutgoingMessage] = []
             var done: [Input] = []
-            var failed: [(input: Input, attempts: Int)] = []
+            var failed: [(input: Input, element: Int, attempts: Int)] = []
             var lastError: (any Error)?
             var onlyUnavailable = true
             let attempt = Self.attempts(of: message) + 1
             do {
-                for (input, result) in zip(inputs, results) {
+                for (index, (input, result)) in zip(inputs, results).enumerated() {
                     switch result {
                     case .success(let emissions):
                         outputs += emissions.map(\.message)
                         done.append(input)
                     case .failure(let error as StageError) where error.reason == .rejected:
-                        outputs.append(try element(input, of: message, deadLettered: "rejected: \(error.message)"))
+                        outputs.append(try element(input, index, of: message, deadLettered: "rejected: \(error.message)"))
                         deadLettered.increment()
                     case .failure(let error) where StageError.isUnavailable(error):
                         // Not the input's fault: back to the queue, no attempt counted.
-                        failed.append((input, attempt - 1))
+                        failed.append((input, index, attempt - 1))
                         lastError = error
                     case .failure(let error):
                         if attempt >= maxAttempts {
-                            outputs.append(try element(input, of: message, deadLettered: "failed \(attempt) times, last: \(summary(of: error))"))
+                            outputs.append(try element(input, index, of: message, deadLettered: "failed \(attempt) times, last: \(summary(of: error))"))
                             deadLettered.increment()
                         } else {
-                            failed.append((input, attempt))
+                            failed.append((input, index, attempt))
                             lastError = error
                             onlyUnavailable = false
                         }
@@ -267,8 +270,8 @@ public struct Stage<Input: StageInput>: Service {
                     ])
                     retried.increment(by: Int64(failed.count))
                     try? await Task.sleep(for: onlyUnavailable ? unavailable.next() : Self.backoff.delay(attempt: attempt - 1))
-                    for (input, attempts) in failed {
-                        let alone = try input.message(headers: [:])
+                    for (input, index, attempts) in failed {
+                        let alone = try input.message(headers: MessagePack.traceHeaders(of: message.properties, element: index))
                         outputs.append(requeued(alone.body, properties: alone.properties, attempts: attempts, of: message))
                     }
                 } else {
@@ -284,15 +287,17 @@ public struct Stage<Input: StageInput>: Service {
             }
         }
 
-        /// The handler's answer for each input, in order; a lone input without a task group.
-        private static func handle(_ inputs: [Input], with handler: @escaping Handler) async -> [Result<[Emission], any Error>] {
-            func one(_ input: Input) async -> Result<[Emission], any Error> {
-                do { return .success(try await handler(input)) } catch { return .failure(error) }
+        /// The handler's answer for each input of `message`, in order, each in its span; a lone
+        /// input without a task group.
+        private func handle(_ inputs: [Input], of message: ReceivedMessage, with handler: @escaping Handler) async -> [Result<[Emission], any Error>] {
+            let spans = spans
+            @Sendable func one(_ index: Int, _ input: Input) async -> Result<[Emission], any Error> {
+                do { return .success(try await spans.run(input, element: index, of: message) { try await handler(input) }) } catch { return .failure(error) }
             }
-            if inputs.count == 1 { return [await one(inputs[0])] }
+            if inputs.count == 1 { return [await one(0, inputs[0])] }
             return await withTaskGroup(of: (Int, Result<[Emission], any Error>).self) { group in
                 for (index, input) in inputs.enumerated() {
-                    group.addTask { (index, await one(input)) }
+                    group.addTask { (index, await one(index, input)) }
                 }
                 var results: [(index: Int, result: Result<[Emission], any Error>)] = []
                 results.reserveCapacity(inputs.count)
@@ -336,12 +341,15 @@ public struct Stage<Input: StageInput>: Service {
             return min(max(0, message.deliveryCount), bound) + min(max(0, earlier), bound)
         }
 
-        /// One element of a pack, alone, for the dead-letter exchange with the reason headers.
-        private func element(_ input: Input, of message: ReceivedMessage, deadLettered reason: String) throws -> OutgoingMessage {
+        /// Element `index` of a pack, alone, for the dead-letter exchange with the reason
+        /// headers and its own trace context.
+        private func element(_ input: Input, _ index: Int, of message: ReceivedMessage, deadLettered reason: String) throws -> OutgoingMessage {
             logger.error("stage input dead-lettered", metadata: [
                 "stage": "\(stage)", "messageId": "\(input.messageId)", "reason": "\(reason)",
             ])
-            let alone = try input.message(headers: reasonHeaders(reason, of: message))
+            let trace = MessagePack.traceHeaders(of: message.properties, element: index)
+            spans.deadLettered(headers: trace, to: deadLetterExchange, reason: reason)
+            let alone = try input.message(headers: reasonHeaders(reason, of: message).merging(trace) { $1 })
             return OutgoingMessage(
                 exchange: deadLetterExchange, routingKey: Self.originalRoutingKey(of: message), body: alone.body, properties: alone.properties)
         }
@@ -353,23 +361,32 @@ public struct Stage<Input: StageInput>: Service {
             let started = ContinuousClock.now
             var messages: [ReceivedMessage] = []
             var inputs: [Input] = []
+            var origins: [(message: ReceivedMessage, element: Int)] = []
             messages.reserveCapacity(batch.count)
             inputs.reserveCapacity(batch.count)
             for message in batch {
                 do {
-                    inputs += try Input.inputs(in: message)
+                    let these = try Input.inputs(in: message)
+                    inputs += these
+                    if HeraldTracing.isEnabled { origins += these.indices.map { (message, $0) } }
                     messages.append(message)
                 } catch {
                     await deadLetter(message, reason: "undecodable: \(summary(of: error))")
                 }
             }
             guard !inputs.isEmpty else { return }
+            // Each input's consumer span, open until the batch is settled.
+            let inputSpans = origins.enumerated().map { spans.start(inputs[$0.offset], element: $0.element.element, of: $0.element.message, batch: inputs.count) }
+            defer { for span in inputSpans { span?.end() } }
             var owned: [Input]?
             do {
-                let emissions = try await handler(inputs)
+                var emissions = inputSpans.isEmpty
+                    ? try await handler(inputs)
+                    : try await StageTrace.$inputs.withValue(inputSpans.map { $0?.context ?? .topLevel }) { try await handler(inputs) }
                 guard emissions.count == inputs.count else {
                     throw StageError(.transient, "the batch handler answered \(emissions.count) results for \(inputs.count) inputs")
                 }
+                for (index, span) in inputSpans.enumerated() { emissions[index] = emissions[index].map { StageSpans.stamped($0, with: span) } }
                 owned = zip(inputs, emissions).compactMap { $1 == nil ? nil : $0 }
                 try await publisher.publish(contentsOf: MessagePack.pack(emissions.flatMap { ($0 ?? []).map(\.message) }))
                 if let afterPublish = hooks.afterPublish {
@@ -383,9 +400,11 @@ public struct Stage<Input: StageInput>: Service {
                 processed.increment(by: Int64(inputs.count))
                 unavailable.reset()
             } catch let error as StageError where error.reason == .rejected {
+                for span in inputSpans { StageSpans.failed(span, error) }
                 if let owned, let released { await released(owned) }
                 for message in messages { await deadLetter(message, reason: "rejected: \(error.message)") }
             } catch {
+                for span in inputSpans { StageSpans.failed(span, error) }
                 if let owned, let released { await released(owned) }
                 await retry(messages, after: error)
             }
@@ -467,6 +486,7 @@ public struct Stage<Input: StageInput>: Service {
             logger.error("stage input dead-lettered", metadata: [
                 "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")", "reason": "\(reason)",
             ])
+            spans.deadLettered(headers: MessagePack.traceHeaders(of: message.properties, element: 0), to: deadLetterExchange, reason: reason)
             var properties = message.properties
             properties.headers.merge(reasonHeaders(reason, of: message)) { $1 }
             let letter = OutgoingMessage(

@@ -11,4 +11,11 @@ public protocol StageInput: Sendable {
     func message(headers: [String: HeaderValue]) throws -> (body: Data, properties: MessageProperties)
     /// The input's id, for logs.
     var messageId: String { get }
+    /// What a trace shows of the input (ids, app, source, kind, platform; never a token, key or
+    /// payload), as span attributes.
+    var traceAttributes: [String: String] { get }
+}
+
+extension StageInput {
+    public var traceAttributes: [String: String] { [:] }
 }

@@ -73,4 +73,21 @@ struct MessagePackTests {
         #expect(packed.allSatisfy { $0.body.count <= MessagePack.maxBytes })
         #expect(packed.map { MessagePack.count(of: $0.properties) }.reduce(0, +) == 4)
     }
+
+    @Test func elementsOfDifferentTracesPackTogetherAndEachKeepsItsTraceContext() throws {
+        let traced = (1...3).map { n in
+            Self.message(n, headers: n == 2 ? [:] : ["traceparent": .string("00-\(String(repeating: "\(n)", count: 32))-\(String(repeating: "a", count: 16))-01")])
+        }
+        let packed = MessagePack.pack(traced)
+        #expect(packed.count == 1, "trace headers do not keep messages apart")
+        #expect(packed[0].properties.headers["traceparent"] == nil, "a pack has no one trace of its own")
+        for (index, element) in traced.enumerated() {
+            #expect(MessagePack.traceHeaders(of: packed[0].properties, element: index) == element.properties.headers)
+        }
+    }
+
+    @Test func otherHeadersStillKeepAMessageAlone() {
+        let packed = MessagePack.pack([Self.message(1, headers: ["traceparent": .string("x"), "x-other": .int(1)]), Self.message(2)])
+        #expect(packed.count == 2)
+    }
 }

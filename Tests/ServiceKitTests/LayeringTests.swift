@@ -15,7 +15,7 @@ struct LayeringTests {
 
     /// The libraries under Shared/ by layer; every other folder is one layer whole.
     static let shared: [String: Layer] = [
-        "CRabbitMQ": .infrastructure, "CCurl": .infrastructure, "Messaging": .infrastructure,
+        "CRabbitMQ": .infrastructure, "CCurl": .infrastructure, "Messaging": .infrastructure, "HeraldTracing": .infrastructure,
         "HTTPTransport": .infrastructure, "HeraldCrypto": .infrastructure, "HeraldDocuments": .infrastructure,
         "ServiceKit": .runtime, "HeraldStorage": .runtime,
         "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderEmulation": .domain, "ProviderMessages": .domain, "DispatchKit": .domain,

@@ -18,7 +18,7 @@ export function forget() {
 /// Signs in: the gateway checks the key has the console (or admin) scope for the app.
 export async function signIn(app, key) {
   const answer = await request("/session", { method: "POST", body: { app }, key });
-  if (answer.ok) sessionStorage.setItem(storageKey, JSON.stringify({ app, key, keyId: answer.body.keyId, platforms: answer.body.platforms }));
+  if (answer.ok) sessionStorage.setItem(storageKey, JSON.stringify({ app, key, keyId: answer.body.keyId, platforms: answer.body.platforms, traceURL: answer.body.traceURL }));
   return answer;
 }
 

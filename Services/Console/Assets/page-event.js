@@ -1,9 +1,17 @@
 // An event's page: every delivery's outcome, provider code, attempts and time, refreshed
 // every second while a delivery has no final outcome (for a minute at most).
-import { call } from "./api.js";
+import { call, session } from "./api.js";
 import { h, link, problem, show, status, table, time } from "./ui.js";
 
 const final = new Set(["delivered", "filtered", "expired", "failed", "revoked"]);
+
+/// The event's trace id, linked to the trace viewer when HERALD_CONSOLE_TRACE_URL names one.
+function trace(traceId) {
+  if (!traceId) return "not traced";
+  const template = session()?.traceURL;
+  if (!template) return traceId;
+  return h("a", { href: template.replace("{traceId}", encodeURIComponent(traceId)), target: "_blank", rel: "noopener" }, traceId);
+}
 
 export async function eventPage({ main, id, alive }) {
   const started = Date.now();
@@ -21,7 +29,8 @@ export async function eventPage({ main, id, alive }) {
           h("dt", {}, "Status"), h("dd", { id: "event-status" }, status(summary.status)),
           h("dt", {}, "Source and kind"), h("dd", {}, `${summary.source} · ${summary.kind}`),
           h("dt", {}, "Accepted"), h("dd", {}, time(summary.acceptedAt)),
-          h("dt", {}, "Completed"), h("dd", {}, summary.completedAt ? time(summary.completedAt) : "not yet")));
+          h("dt", {}, "Completed"), h("dd", {}, summary.completedAt ? time(summary.completedAt) : "not yet"),
+          h("dt", {}, "Trace"), h("dd", { id: "event-trace", class: "mono" }, trace(summary.traceId))));
       }
       const counts = {};
       for (const delivery of deliveries) counts[delivery.status] = (counts[delivery.status] || 0) + 1;
