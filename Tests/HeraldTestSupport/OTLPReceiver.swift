@@ -79,8 +79,13 @@ public final class OTLPReceiver: Sendable {
         spans().filter { $0.traceId == traceId }
     }
 
+    /// Stops the receiver: SIGTERM, then SIGKILL after 5 s (a test process's child may
+    /// inherit SIGTERM blocked).
     public func stop() {
         process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }

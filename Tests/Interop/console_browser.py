@@ -106,6 +106,10 @@ try:
     send_sample("event", "/events", screenshot="send")
     seen["testPushURL"] = driver.current_url
     seen["testPush"] = until_text("#event-status", "delivered")
+    # Traced, the event's page links its trace in the viewer HERALD_CONSOLE_TRACE_URL names.
+    until_text("#event-trace", "", timeout=60)
+    links = driver.find_elements(By.CSS_SELECTOR, "#event-trace a")
+    seen["traceLink"] = links[0].get_attribute("href") if links else driver.find_element(By.CSS_SELECTOR, "#event-trace").text
     shot("event")
     shot("event-390", width=390)
 

@@ -40,7 +40,11 @@ extension ServiceProcesses {
         func anOperatorWorksThroughEveryPage() async throws {
             _ = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")
             try #require(FileManager.default.isExecutableFile(atPath: Self.chromedriver), "no chromium-driver: scripts/test installs chromium and chromium-driver")
-            let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0)
+            // Traced, with a trace viewer named: the event page links the event's trace.
+            let receiver = try await OTLPReceiver.start()
+            defer { receiver.stop() }
+            let stack = try await HeraldStack.start(
+                dispatchers: 1, hmsDispatchers: 0, environment: receiver.environment.merging(["HERALD_CONSOLE_TRACE_URL": "http://traces.example/trace/{traceId}"]) { $1 })
             do {
                 let user = "console-user"
                 let token = "console-" + UUID().uuidString.lowercased()
@@ -77,6 +81,9 @@ extension ServiceProcesses {
                 #expect(services.contains { $0.hasPrefix("gateway") && $0.contains("ready") } && services.contains { $0.hasPrefix("registration-") }, "\(services)")
                 #expect((seen["testPushURL"] as? String)?.contains("/console/events/") == true, "\(seen)")
                 #expect(!stack.received(token).isEmpty, "the test push reached the device's provider")
+                let traceLink = seen["traceLink"] as? String ?? ""
+                #expect(traceLink.hasPrefix("http://traces.example/trace/") && traceLink.count == "http://traces.example/trace/".count + 32, "\(seen)")
+                #expect(!receiver.trace(String(traceLink.suffix(32))).isEmpty, "the linked trace is the one the services exported")
                 #expect(seen["paged"] as? Bool == true, "the events list pages with its cursor: \(seen)")
                 #expect((seen["deviceFound"] as? String)?.contains("console-phone") == true)
                 #expect(seen["platforms"] as? [String] == [""] + ProviderRegistry.herald.devicePlatforms.map(\.rawValue),

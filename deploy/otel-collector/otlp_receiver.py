@@ -115,8 +115,10 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--ready-file", help="written with the port once listening")
     args = parser.parse_args()
-    # Stop on SIGTERM even as a container's PID 1, or started by a process that ignores it.
+    # Stop on SIGTERM even as a container's PID 1, or started by a process that ignores or
+    # blocks it (a Swift test's child inherits both).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     Receiver.out = args.out
     open(args.out, "a").close()
     server = ThreadingHTTPServer((args.host, args.port), Receiver)
