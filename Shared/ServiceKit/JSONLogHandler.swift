@@ -64,8 +64,10 @@ public final class LogOutput: Sendable {
 
 /// Which log metadata must never be written in clear.
 public enum Redaction {
-    /// Key fragments that mark a value as sensitive (compared case-insensitively).
-    public static let sensitiveFragments = ["token", "key", "secret", "password", "authorization", "payload", "auth", "credential", "p256dh"]
+    /// Key fragments that mark a value as sensitive (compared case-insensitively). A
+    /// `carrier` is a propagation carrier: the request's or message's headers, Authorization
+    /// and all, which the tracer logs when a `traceparent` cannot be read.
+    public static let sensitiveFragments = ["token", "key", "secret", "password", "authorization", "payload", "auth", "credential", "p256dh", "carrier"]
 
     public static func isSensitive(_ key: String) -> Bool {
         let lowered = key.lowercased()

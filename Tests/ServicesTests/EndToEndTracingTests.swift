@@ -20,6 +20,7 @@ extension ServiceProcesses {
                 try await Self.anEventWithTraceparentIsOneTraceUnderTheCallersSpan(stack, receiver)
                 try await Self.aRetriedSendStaysInItsTrace(stack, receiver)
                 try await Self.anEventWithoutTraceparentGetsATraceOfItsOwn(stack, receiver)
+                try await Self.aMalformedTraceparentStartsATraceAndLogsNoCredential(stack)
                 try await Self.aDeadLetteredMessageKeepsItsTrace(stack, receiver)
                 try await stack.stop()
             } catch {
@@ -111,6 +112,17 @@ extension ServiceProcesses {
             let roots = spans.filter { $0.parentSpanId.isEmpty }
             #expect(roots.count == 1 && roots.first?.service == "herald-gateway", "one root, the gateway's: \(roots)")
             #expect(orphans(spans, caller: nil).isEmpty, "\(orphans(spans, caller: nil))")
+        }
+
+        /// A caller's broken `traceparent` is no reason to refuse the event, and the warning the
+        /// tracer logs about it must not carry the request's headers (its Authorization).
+        static func aMalformedTraceparentStartsATraceAndLogsNoCredential(_ stack: HeraldStack) async throws {
+            let eventId = try await chat(stack, to: "traced", traceparent: "00-not-a-trace-id-01")
+            try await eventually(timeout: .seconds(60), "the event with a broken traceparent traced on its own") {
+                let status = await stack.call("GET", "/events/\(eventId)")
+                return ((status.json["event"] as? [String: Any])?["summary"] as? [String: Any])?["traceId"] is String
+            }
+            #expect(!stack.gateway.logText().contains(stack.key), "the gateway's log shows the API key")
         }
 
         static func aDeadLetteredMessageKeepsItsTrace(_ stack: HeraldStack, _ receiver: OTLPReceiver) async throws {
