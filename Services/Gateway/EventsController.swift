@@ -1,7 +1,7 @@
 import Foundation
 import HeraldDomain
-import HeraldTracing
 import HeraldModel
+import HeraldTracing
 import Messaging
 
 /// The endpoints that take events (`POST …/events` and each integration's own) and show what

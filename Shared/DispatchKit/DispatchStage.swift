@@ -1,7 +1,7 @@
 import Foundation
 import HeraldDomain
-import HeraldTracing
 import HeraldModel
+import HeraldTracing
 import Logging
 import Messaging
 import Metrics

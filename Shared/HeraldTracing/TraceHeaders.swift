@@ -5,9 +5,6 @@ import Tracing
 /// OpenTelemetry's messaging conventions carry it in application properties), read and
 /// written through the bootstrapped tracer's propagator.
 public enum TraceHeaders {
-    /// The names of the headers the context travels in.
-    public static let names: Set<String> = MessagePack.traceHeaderNames
-
     /// The context `headers` carry (an empty one without trace headers).
     public static func context(in headers: [String: HeaderValue]) -> ServiceContext {
         var context = ServiceContext.topLevel

@@ -486,7 +486,10 @@ public struct Stage<Input: StageInput>: Service {
             logger.error("stage input dead-lettered", metadata: [
                 "stage": "\(stage)", "messageId": "\(message.properties.messageId ?? "-")", "reason": "\(reason)",
             ])
-            spans.deadLettered(headers: MessagePack.traceHeaders(of: message.properties, element: 0), to: deadLetterExchange, reason: reason)
+            // Each element of a pack is in a trace of its own; the letter keeps all of them.
+            for element in 0..<MessagePack.count(of: message.properties) {
+                spans.deadLettered(headers: MessagePack.traceHeaders(of: message.properties, element: element), to: deadLetterExchange, reason: reason)
+            }
             var properties = message.properties
             properties.headers.merge(reasonHeaders(reason, of: message)) { $1 }
             let letter = OutgoingMessage(
