@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// An event as the idempotency table knows it: its app and id.
 public struct EventKey: Sendable, Hashable {
     public var app: String
@@ -6,5 +9,22 @@ public struct EventKey: Sendable, Hashable {
     public init(app: String, eventId: String) {
         self.app = app
         self.eventId = eventId
+    }
+
+    /// The event's name in the idempotency table: the first 128 bits of SHA-256 over app
+    /// and id, 16 bytes whatever the lengths of the two (a collision is as likely as two
+    /// random UUIDs meeting).
+    var digest: Data {
+        var hasher = SHA256()
+        hasher.update(data: Data(app.utf8))
+        hasher.update(data: Data([0]))
+        hasher.update(data: Data(eventId.utf8))
+        return Data(hasher.finalize().prefix(16))
+    }
+
+    /// The event log's lookup key: the digest's first 64 bits as an integer. Not unique on
+    /// its own: a lookup compares app and id as well.
+    var logKey: Int64 {
+        digest.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
 }

@@ -92,7 +92,7 @@ extension SQLiteRegistrationStore {
             if let since = query.registeredSince { conditions.append("createdAt >= ?"); arguments.append(since) }
             if let suffix = query.tokenSuffix { conditions.append("substr(token, -?) = ?"); arguments += [suffix.unicodeScalars.count, suffix] }
             if let status = query.lastOutcome {
-                conditions.append("(SELECT o.status FROM outcomes o WHERE o.app = devices.app AND o.deviceId = devices.deviceId ORDER BY o.at DESC LIMIT 1) = ?")
+                conditions.append("(SELECT o.status FROM deviceOutcomes o WHERE o.app = devices.app AND o.deviceId = devices.deviceId) = ?")
                 arguments.append(status.rawValue)
             }
             if let cursor {
@@ -107,7 +107,7 @@ extension SQLiteRegistrationStore {
             let ids: [String] = page.map { $0["deviceId"] }
             let records = Dictionary(try Self.devices(db, app: app, where: "deviceId IN", ids).map { ($0.registration.deviceId, $0) }, uniquingKeysWith: { a, _ in a })
             let last = try db.cachedStatement(sql: """
-                SELECT eventId, deliveryId, status, providerCode, at FROM outcomes WHERE app = ? AND deviceId = ? ORDER BY at DESC LIMIT 1
+                SELECT eventId, deliveryId, status, providerCode, at FROM deviceOutcomes WHERE app = ? AND deviceId = ?
                 """)
             let devices = try ids.compactMap { id -> DeviceRecord? in
                 guard var record = records[id] else { return nil }

@@ -16,14 +16,15 @@ extension SQLiteRegistrationStore {
         let added = Mutex<[EventKey]>([])
         do {
             return try await database.write { db in
-                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 1)")
-                let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE app = ? AND eventId = ?")
-                let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (key, seenAt, claimed) VALUES (?, ?, 1)")
+                let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE key = ?")
+                let stored = StoredTime.millis(now)
                 return try self.inFlight.withLock { inFlight in
                     try events.map { event in
-                        try insert.execute(arguments: [event.app, event.eventId, stored])
+                        let key = event.digest
+                        try insert.execute(arguments: [key, stored])
                         if db.changesCount == 0 {
-                            let claimed = try Bool.fetchOne(state, arguments: [event.app, event.eventId]) ?? false
+                            let claimed = try Bool.fetchOne(state, arguments: [key]) ?? false
                             if !claimed { return .processed }
                             if inFlight.contains(event) { return .inFlight }
                         }
@@ -42,11 +43,11 @@ extension SQLiteRegistrationStore {
     public func markProcessed(_ events: [EventKey], at now: Date) async throws {
         try await database.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES (?, ?, ?, 0)
-                ON CONFLICT (app, eventId) DO UPDATE SET claimed = 0, processedAt = excluded.processedAt
+                INSERT INTO processedEvents (key, seenAt, claimed) VALUES (?, ?, 0)
+                ON CONFLICT (key) DO UPDATE SET claimed = 0, seenAt = excluded.seenAt
                 """)
-            let stored = now.databaseValue  // converted once: GRDB formats a Date with a DateFormatter
-            for event in events { try statement.execute(arguments: [event.app, event.eventId, stored]) }
+            let stored = StoredTime.millis(now)
+            for event in events { try statement.execute(arguments: [event.digest, stored]) }
         }
         await release(events)
     }
@@ -60,7 +61,7 @@ extension SQLiteRegistrationStore {
     /// Whether the event's deliveries were published (a claim in progress does not count).
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
         try await database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE app = ? AND eventId = ? AND claimed = 0", arguments: [app, eventId]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE key = ? AND claimed = 0", arguments: [EventKey(app: app, eventId: eventId).digest]) ?? false
         }
     }
 }

@@ -24,18 +24,35 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     /// Forgets processed event ids older than `window`, revocation audit rows older than
-    /// `auditWindow` and delivery outcomes older than `outcomeWindow`; returns how many of each.
+    /// `auditWindow` and delivery outcomes and logged events older than `outcomeWindow`;
+    /// returns how many of each. Then gives the freed pages back to the file system and
+    /// truncates the WAL, so the files follow what is kept.
     public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
-        try await database.write { db in
-            try db.execute(sql: "DELETE FROM processedEvents WHERE processedAt < ?", arguments: [now.addingTimeInterval(-window)])
+        let counts = try await database.write { db in
+            let kept = StoredTime.millis(now.addingTimeInterval(-outcomeWindow))
+            try db.execute(sql: "DELETE FROM processedEvents WHERE seenAt < ?", arguments: [StoredTime.millis(now.addingTimeInterval(-window))])
             let events = db.changesCount
             try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
             let revocations = db.changesCount
             try db.execute(sql: "DELETE FROM outcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
             let outcomes = db.changesCount
-            try db.execute(sql: "DELETE FROM eventLog WHERE acceptedAt < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
-            return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: db.changesCount)
+            try db.execute(sql: "DELETE FROM deviceOutcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
+            try db.execute(sql: "DELETE FROM deliveredPerMinute WHERE minute < ?", arguments: [StoredTime.minute(kept)])
+            // App by app through eventLogByTime: a range of the index each, never a scan.
+            var logged = 0
+            var app = try String.fetchOne(db, sql: "SELECT min(app) FROM eventLog")
+            while let current = app {
+                try db.execute(sql: "DELETE FROM eventLog WHERE app = ? AND acceptedAt < ?", arguments: [current, kept])
+                logged += db.changesCount
+                app = try String.fetchOne(db, sql: "SELECT min(app) FROM eventLog WHERE app > ?", arguments: [current])
+            }
+            return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
         }
+        try await database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        return counts
     }
 
     static var migrator: DatabaseMigrator {
@@ -117,7 +134,74 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         migrator.registerMigration("v7: an event's trace") { db in
             try db.execute(sql: "ALTER TABLE eventLog ADD COLUMN traceId TEXT")
         }
+        migrator.registerMigration("v8: compact events: hashed idempotency keys, integer times, delivered deliveries in their event's row") { db in
+            try Self.compactEvents(db)
+        }
         return migrator
+    }
+
+    /// Issue 62's schema: the idempotency table keyed by a 16-byte digest, the event log with
+    /// a rowid, integer times and status, a 64-bit lookup key, its delivered deliveries in
+    /// one list and no index on its ids; the latest outcome of each device in a table of its
+    /// own; delivered outcomes per minute and provider as counters. Existing rows are carried
+    /// over, completed events' delivered outcomes into their lists.
+    static func compactEvents(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE eventIds (key BLOB NOT NULL PRIMARY KEY, seenAt INTEGER NOT NULL, claimed INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE compactEventLog (
+                id INTEGER PRIMARY KEY, key INTEGER NOT NULL, app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL,
+                acceptedAt INTEGER NOT NULL, deliveries INTEGER NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+                expired INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0, filtered INTEGER NOT NULL DEFAULT 0,
+                retrying INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER, traceId BLOB, deliveredList BLOB);
+            CREATE TABLE deviceOutcomes (
+                app TEXT NOT NULL, deviceId TEXT NOT NULL, eventId TEXT NOT NULL, deliveryId TEXT NOT NULL, status TEXT NOT NULL, providerCode TEXT,
+                at DATETIME NOT NULL, PRIMARY KEY (app, deviceId)) WITHOUT ROWID;
+            CREATE TABLE deliveredPerMinute (
+                app TEXT NOT NULL, minute INTEGER NOT NULL, platform TEXT NOT NULL, count INTEGER NOT NULL,
+                PRIMARY KEY (app, minute, platform)) WITHOUT ROWID;
+            INSERT INTO deviceOutcomes (app, deviceId, eventId, deliveryId, status, providerCode, at)
+                SELECT app, deviceId, eventId, deliveryId, status, providerCode, max(at) FROM outcomes WHERE deviceId IS NOT NULL GROUP BY app, deviceId;
+            """)
+        let claim = try db.makeStatement(sql: "INSERT OR IGNORE INTO eventIds (key, seenAt, claimed) VALUES (?, ?, ?)")
+        let processed = try Row.fetchCursor(db, sql: "SELECT app, eventId, processedAt, claimed FROM processedEvents")
+        while let row = try processed.next() {
+            let seenAt: Date = row["processedAt"]
+            try claim.execute(arguments: [EventKey(app: row["app"], eventId: row["eventId"]).digest, StoredTime.millis(seenAt), row["claimed"] as Int])
+        }
+        let log = try db.makeStatement(sql: """
+            INSERT INTO compactEventLog (key, app, eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered,
+                retrying, status, completedAfter, traceId) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let logged = try Row.fetchCursor(db, sql: "SELECT * FROM eventLog ORDER BY acceptedAt, eventId")
+        while let row = try logged.next() {
+            let acceptedAt = StoredTime.millis(row["acceptedAt"])
+            let completedAt: Date? = row["completedAt"]
+            let progress = EventProgress(rawValue: row["status"]) ?? .pending
+            try log.execute(arguments: [
+                EventKey(app: row["app"], eventId: row["eventId"]).logKey, row["app"], row["eventId"], row["source"], row["kind"], acceptedAt,
+                row["deliveries"], row["delivered"], row["failed"], row["expired"], row["revoked"], row["filtered"], row["retrying"],
+                progress.storedCode, completedAt.map { StoredTime.millis($0) - acceptedAt }, StoredTraceId.bytes(row["traceId"]),
+            ])
+        }
+        try db.execute(sql: """
+            DROP TABLE processedEvents;
+            ALTER TABLE eventIds RENAME TO processedEvents;
+            DROP TABLE eventLog;
+            ALTER TABLE compactEventLog RENAME TO eventLog;
+            CREATE INDEX eventLogByKey ON eventLog (key);
+            CREATE INDEX eventLogByTime ON eventLog (app, acceptedAt);
+            CREATE INDEX eventLogByStatus ON eventLog (app, status, acceptedAt) WHERE status <> 1;
+            DROP INDEX outcomesByAppTime;
+            """)
+        let completed = try Row.fetchAll(db, sql: """
+            SELECT id, app, eventId, acceptedAt FROM eventLog e WHERE completedAfter IS NOT NULL
+                AND EXISTS (SELECT 1 FROM outcomes o WHERE o.app = e.app AND o.eventId = e.eventId AND o.status = 'delivered')
+            """)
+        for row in completed {
+            var list = DeliveredList()
+            try collapse(db, app: row["app"], eventId: row["eventId"], acceptedAt: row["acceptedAt"], into: &list)
+            try db.execute(sql: "UPDATE eventLog SET deliveredList = ? WHERE id = ?", arguments: [list.data, row["id"] as Int64])
+        }
     }
 }
 

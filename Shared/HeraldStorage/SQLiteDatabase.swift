@@ -17,16 +17,28 @@ public enum SQLiteDatabase {
         case normal = "NORMAL"
     }
 
+    /// The most a checkpointed WAL keeps on disk (`journal_size_limit`): a burst can grow
+    /// the WAL past it, the next checkpoint truncates it back.
+    public static let walSizeLimit = 64 << 20
+
     /// Opens (creating the directory and the file if needed) `fileName` in `directory` and
-    /// migrates it.
+    /// migrates it. Files are in incremental auto-vacuum mode, so a prune can give freed
+    /// pages back (`PRAGMA incremental_vacuum`); a file made before that mode is vacuumed
+    /// into it once, here.
     public static func open(_ fileName: String, in directory: URL, durability: Durability = .full, migrator: DatabaseMigrator) throws -> DatabasePool {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability.rawValue)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(walSizeLimit)")
         }
         let database = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+        try database.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute(sql: "VACUUM")
+        }
         try migrator.migrate(database)
         return database
     }
