@@ -22,6 +22,12 @@ public struct EventKey: Sendable, Hashable {
         return Data(hasher.finalize().prefix(16))
     }
 
+    /// The digest as PostgreSQL's `uuid`: 16 bytes in the row and its index, no length.
+    var uuid: UUID {
+        let b = [UInt8](digest)
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
     /// The event log's lookup key: the digest's first 64 bits as an integer. Not unique on
     /// its own: a lookup compares app and id as well.
     var logKey: Int64 {

@@ -110,7 +110,7 @@ extension PostgresRegistrationStore {
                 AND (\(query.registeredSince)::timestamptz IS NULL OR createdAt >= \(query.registeredSince))
                 AND (\(query.tokenSuffix)::text IS NULL OR right(token, char_length(\(query.tokenSuffix))) = \(query.tokenSuffix))
                 AND (\(lastOutcome)::text IS NULL
-                     OR (SELECT o.status FROM outcomes o WHERE o.app = d.app AND o.deviceId = d.deviceId ORDER BY o.at DESC LIMIT 1) = \(lastOutcome))
+                     OR (SELECT o.status FROM deviceOutcomes o WHERE o.app = d.app AND o.deviceId = d.deviceId) = \(lastOutcome))
                 AND (\(micros)::bigint IS NULL OR (createdAt, deviceId) < ('epoch'::timestamptz + \(micros)::bigint * interval '1 microsecond', \(cursor?.id)::text))
             ORDER BY createdAt DESC, deviceId DESC LIMIT \(Int64(query.limit + 1))
             """, logger: logger)
@@ -127,8 +127,7 @@ extension PostgresRegistrationStore {
         }
         var outcomes: [String: DeviceOutcome] = [:]
         for (deviceId, eventId, deliveryId, status, providerCode, at) in try await database.query("""
-            SELECT DISTINCT ON (deviceId) deviceId, eventId, deliveryId, status, providerCode, at FROM outcomes
-            WHERE app = \(app) AND deviceId = ANY(\(ids)::text[]) ORDER BY deviceId, at DESC
+            SELECT deviceId, eventId, deliveryId, status, providerCode, at FROM deviceOutcomes WHERE app = \(app) AND deviceId = ANY(\(ids)::text[])
             """, logger: logger).decode((String, String, String, String, String?, Date).self) {
             outcomes[deviceId] = DeviceOutcome(eventId: eventId, deliveryId: deliveryId, status: OutcomeStatus(rawValue: status) ?? .failed, providerCode: providerCode, at: at)
         }

@@ -45,29 +45,31 @@ extension PostgresRegistrationStore {
     /// of this process a failed release left, or one taken over from a replica whose lease
     /// ended), processed, or held by another replica within its lease.
     func decide(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
-        var states: [EventKey: (inserted: Bool, claimed: Bool?, holder: String?, claimedAt: Date?)] = [:]
+        var states: [UUID: (inserted: Bool, claimed: Bool?, holder: Int64?, claimedAt: Int64?)] = [:]
+        let keys = events.map(\.uuid)
+        let at = StoredTime.millis(now)
         let rows = try await database.query("""
-            WITH input AS (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)),
+            WITH input AS (SELECT * FROM unnest(\(keys)::uuid[]) AS t(key)),
             inserted AS (
-                INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
-                SELECT app, eventId, \(now), true, \(instance), \(now) FROM input
-                ON CONFLICT (app, eventId) DO NOTHING RETURNING app, eventId)
-            SELECT i.app, i.eventId, inserted.eventId IS NOT NULL, p.claimed, p.claimedBy, p.claimedAt
+                INSERT INTO processedEvents (key, seenAt, claimedBy, claimedAt)
+                SELECT key, \(at), \(instance), \(at) FROM input
+                ON CONFLICT (key) DO NOTHING RETURNING key)
+            SELECT i.key, inserted.key IS NOT NULL, CASE WHEN p.key IS NOT NULL THEN p.claimedBy IS NOT NULL END, p.claimedBy, p.claimedAt
             FROM input i
-            LEFT JOIN inserted ON inserted.app = i.app AND inserted.eventId = i.eventId
-            LEFT JOIN processedEvents p ON p.app = i.app AND p.eventId = i.eventId
+            LEFT JOIN inserted ON inserted.key = i.key
+            LEFT JOIN processedEvents p ON p.key = i.key
             """, logger: logger)
-        for (app, eventId, inserted, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, Bool?, String?, Date?).self) {
-            states[EventKey(app: app, eventId: eventId)] = (inserted, claimed, holder, claimedAt)
+        for (key, inserted, claimed, holder, claimedAt) in try rows.decode((UUID, Bool, Bool?, Int64?, Int64?).self) {
+            states[key] = (inserted, claimed, holder, claimedAt)
         }
         var decided: [EventKey: EventClaim] = [:]
         for event in events {
-            let state = states[event]
+            let state = states[event.uuid]
             if state?.inserted == true || state?.holder == instance {
                 decided[event] = .claimed
             } else if state?.claimed == false {
                 decided[event] = .processed
-            } else if let claimedAt = state?.claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+            } else if let claimedAt = state?.claimedAt, now.timeIntervalSince(StoredTime.date(claimedAt)) < claimLease {
                 decided[event] = .heldElsewhere
             } else {
                 decided[event] = try await takeOver(event, from: state?.holder, now: now) ? .claimed : .heldElsewhere
@@ -81,16 +83,15 @@ extension PostgresRegistrationStore {
     /// lease runs). Reads only, so it never races the task that holds them.
     func heldHere(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var decided = Dictionary(uniqueKeysWithValues: events.map { ($0, EventClaim.inFlight) })
+        let byKey = Dictionary(events.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = try await database.query("""
-            SELECT p.app, p.eventId, p.claimed, p.claimedBy, p.claimedAt
-            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
-            JOIN processedEvents p ON p.app = t.app AND p.eventId = t.eventId
+            SELECT key, claimedBy, claimedAt FROM processedEvents WHERE key = ANY(\(Array(byKey.keys))::uuid[])
             """, logger: logger)
-        for (app, eventId, claimed, holder, claimedAt) in try rows.decode((String, String, Bool, String?, Date?).self) {
-            let event = EventKey(app: app, eventId: eventId)
-            if !claimed {
+        for (key, holder, claimedAt) in try rows.decode((UUID, Int64?, Int64?).self) {
+            guard let event = byKey[key] else { continue }
+            if holder == nil {
                 decided[event] = .processed
-            } else if holder != instance, let claimedAt, now.timeIntervalSince(claimedAt) < claimLease {
+            } else if holder != instance, let claimedAt, now.timeIntervalSince(StoredTime.date(claimedAt)) < claimLease {
                 decided[event] = .heldElsewhere
             }
         }
@@ -99,23 +100,26 @@ extension PostgresRegistrationStore {
 
     /// Takes over the expired claim of `holder` (a replica that died), unless another replica
     /// did first or the event was finished meanwhile.
-    func takeOver(_ event: EventKey, from holder: String?, now: Date) async throws -> Bool {
+    func takeOver(_ event: EventKey, from holder: Int64?, now: Date) async throws -> Bool {
+        let at = StoredTime.millis(now)
         let rows = try await database.query("""
-            UPDATE processedEvents SET claimedBy = \(instance), claimedAt = \(now)
-            WHERE app = \(event.app) AND eventId = \(event.eventId) AND claimed AND claimedBy IS NOT DISTINCT FROM \(holder)
+            UPDATE processedEvents SET claimedBy = \(instance), claimedAt = \(at)
+            WHERE key = \(event.uuid) AND claimedBy IS NOT NULL AND claimedBy IS NOT DISTINCT FROM \(holder)
             RETURNING 1
             """, logger: logger)
         for _ in try rows.decode(Int.self) { return true }
         return false
     }
 
+    /// Marks the events processed: a claim row loses its holder (an update of columns no
+    /// index holds, so PostgreSQL keeps it in its page).
     public func markProcessed(_ events: [EventKey], at now: Date) async throws {
         guard !events.isEmpty else { return }
+        let keys = Array(Set(events.map(\.uuid))).sorted { $0.uuidString < $1.uuidString }
         try await database.query("""
-            INSERT INTO processedEvents (app, eventId, processedAt, claimed, claimedBy, claimedAt)
-            SELECT DISTINCT app, eventId, \(now)::timestamptz, false, NULL::text, NULL::timestamptz
-            FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]) AS t(app, eventId)
-            ON CONFLICT (app, eventId) DO UPDATE SET claimed = false, processedAt = excluded.processedAt, claimedBy = NULL, claimedAt = NULL
+            INSERT INTO processedEvents (key, seenAt, claimedBy, claimedAt)
+            SELECT key, \(StoredTime.millis(now)), NULL::bigint, NULL::bigint FROM unnest(\(keys)::uuid[]) AS t(key)
+            ON CONFLICT (key) DO UPDATE SET seenAt = excluded.seenAt, claimedBy = NULL, claimedAt = NULL
             """, logger: logger)
         await forget(events)
     }
@@ -126,9 +130,7 @@ extension PostgresRegistrationStore {
         guard !events.isEmpty else { return }
         do {
             try await database.query("""
-                DELETE FROM processedEvents
-                WHERE (app, eventId) IN (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[]))
-                    AND claimed AND claimedBy = \(instance)
+                DELETE FROM processedEvents WHERE key = ANY(\(events.map(\.uuid))::uuid[]) AND claimedBy = \(instance)
                 """, logger: logger)
         } catch {
             // The claims expire after the lease instead.
@@ -143,7 +145,7 @@ extension PostgresRegistrationStore {
 
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
         let rows = try await database.query(
-            "SELECT 1 FROM processedEvents WHERE app = \(app) AND eventId = \(eventId) AND NOT claimed", logger: logger)
+            "SELECT 1 FROM processedEvents WHERE key = \(EventKey(app: app, eventId: eventId).uuid) AND claimedBy IS NULL", logger: logger)
         for _ in try rows.decode(Int.self) { return true }
         return false
     }

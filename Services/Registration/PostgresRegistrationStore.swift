@@ -14,8 +14,9 @@ import Synchronization
 public final class PostgresRegistrationStore: RegistrationStore {
     let database: PostgresPool
 
-    /// This process, as claims name it.
-    let instance = UUID().uuidString
+    /// This process, as claims name it (0 names no process: a claim carried over from the
+    /// former schema).
+    let instance = Int64.random(in: 1...Int64.max)
 
     /// How long a claim holds against other replicas: a fan-out takes well under a second; a
     /// claim this old was left by a replica that died, and its events are redelivered.
@@ -33,16 +34,33 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await database.migrate(scope: "registration", Self.migrations)
     }
 
+    /// Forgets processed event ids older than `window`, revocation audit rows older than
+    /// `auditWindow`, and outcomes, device outcomes, delivered counters and logged events
+    /// older than `outcomeWindow`; returns how many of each. Autovacuum makes the space
+    /// reusable.
     public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
         func count(_ query: PostgresQuery) async throws -> Int {
-            var removed = 0
-            for _ in try await database.query(query, logger: logger).decode(Int.self) { removed += 1 }
-            return removed
+            try await database.query(query, logger: logger).decode(Int.self).reduce(0) { total, _ in total + 1 }
         }
-        let events = try await count("DELETE FROM processedEvents WHERE processedAt < \(now.addingTimeInterval(-window)) RETURNING 1")
+        let kept = StoredTime.millis(now.addingTimeInterval(-outcomeWindow))
+        let events = try await count("DELETE FROM processedEvents WHERE seenAt < \(StoredTime.millis(now.addingTimeInterval(-window))) RETURNING 1")
         let revocations = try await count("DELETE FROM revokedTokens WHERE revokedAt < \(now.addingTimeInterval(-auditWindow)) RETURNING 1")
         let outcomes = try await count("DELETE FROM outcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
-        let logged = try await count("DELETE FROM eventLog WHERE acceptedAt < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
+        try await database.query("DELETE FROM deviceOutcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow))", logger: logger)
+        try await database.query("DELETE FROM deliveredPerMinute WHERE minute < \(StoredTime.minute(kept))", logger: logger)
+        // App by app through eventLogByTime: a range of the index each, never a scan.
+        func app(after previous: String?) async throws -> String? {
+            var next: String?
+            for try app in try await database.query("SELECT min(app) FROM eventLog WHERE \(previous)::text IS NULL OR app > \(previous)", logger: logger)
+                .decode(String?.self) { next = app }
+            return next
+        }
+        var logged = 0
+        var next = try await app(after: nil)
+        while let current = next {
+            logged += try await count("DELETE FROM eventLog WHERE app = \(current) AND acceptedAt < \(kept) RETURNING 1")
+            next = try await app(after: current)
+        }
         return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
     }
 
@@ -112,5 +130,46 @@ public final class PostgresRegistrationStore: RegistrationStore {
             CREATE INDEX deviceAddressKeysByDevice ON deviceAddressKeys (app, deviceId)
             """),
         .init("v4: an event's trace", "ALTER TABLE eventLog ADD COLUMN traceId TEXT"),
+        // Issue 62: the idempotency table keyed by a 16-byte digest (a uuid), holder and times
+        // as integers; the event log with integer times and status, a 64-bit lookup key, no
+        // index on a column an update changes (so every update is HOT, leaving no dead index
+        // entries) and room in each page for them; each device's latest outcome; delivered
+        // outcomes per minute as counters. Rows are carried over; outcome rows stay rows.
+        .init("v5: compact events", """
+            CREATE TABLE eventIds (key UUID PRIMARY KEY, seenAt BIGINT NOT NULL, claimedBy BIGINT, claimedAt BIGINT);
+            INSERT INTO eventIds (key, seenAt, claimedBy, claimedAt)
+                SELECT encode(substring(sha256(convert_to(app, 'UTF8') || '\\x00'::bytea || convert_to(eventId, 'UTF8')) FROM 1 FOR 16), 'hex')::uuid,
+                    (extract(epoch FROM processedAt) * 1000)::bigint, CASE WHEN claimed THEN 0 END,
+                    CASE WHEN claimed THEN (extract(epoch FROM claimedAt) * 1000)::bigint END
+                FROM processedEvents ON CONFLICT DO NOTHING;
+            DROP TABLE processedEvents;
+            ALTER TABLE eventIds RENAME TO processedEvents;
+            CREATE TABLE compactEventLog (
+                key BIGINT NOT NULL, acceptedAt BIGINT NOT NULL, deliveries INTEGER NOT NULL, delivered INTEGER NOT NULL DEFAULT 0,
+                failed INTEGER NOT NULL DEFAULT 0, expired INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0,
+                filtered INTEGER NOT NULL DEFAULT 0, retrying INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER, status SMALLINT NOT NULL DEFAULT 0,
+                app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, traceId BYTEA, deliveredList BYTEA
+            ) WITH (fillfactor = 90);
+            INSERT INTO compactEventLog (key, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, status,
+                    app, eventId, source, kind, traceId)
+                SELECT ('x' || encode(substring(sha256(convert_to(app, 'UTF8') || '\\x00'::bytea || convert_to(eventId, 'UTF8')) FROM 1 FOR 8), 'hex'))::bit(64)::bigint,
+                    (extract(epoch FROM acceptedAt) * 1000)::bigint, deliveries, delivered, failed, expired, revoked, filtered, retrying,
+                    ((extract(epoch FROM completedAt) - extract(epoch FROM acceptedAt)) * 1000)::integer,
+                    CASE status WHEN 'delivered' THEN 1 WHEN 'partial' THEN 2 WHEN 'failed' THEN 3 WHEN 'filtered' THEN 4 ELSE 0 END,
+                    app, eventId, source, kind, CASE WHEN traceId ~ '^[0-9a-f]{32}$' THEN decode(traceId, 'hex') END
+                FROM eventLog ORDER BY acceptedAt;
+            DROP TABLE eventLog;
+            ALTER TABLE compactEventLog RENAME TO eventLog;
+            CREATE INDEX eventLogByKey ON eventLog (key);
+            CREATE INDEX eventLogByTime ON eventLog (app, acceptedAt);
+            DROP INDEX outcomesByAppTime;
+            CREATE TABLE deviceOutcomes (
+                app TEXT NOT NULL, deviceId TEXT NOT NULL, eventId TEXT NOT NULL, deliveryId TEXT NOT NULL, status TEXT NOT NULL, providerCode TEXT,
+                at TIMESTAMPTZ NOT NULL, PRIMARY KEY (app, deviceId));
+            INSERT INTO deviceOutcomes (app, deviceId, eventId, deliveryId, status, providerCode, at)
+                SELECT DISTINCT ON (app, deviceId) app, deviceId, eventId, deliveryId, status, providerCode, at FROM outcomes
+                WHERE deviceId IS NOT NULL ORDER BY app, deviceId, at DESC;
+            CREATE TABLE deliveredPerMinute (app TEXT NOT NULL, minute BIGINT NOT NULL, platform TEXT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (app, minute, platform))
+            """),
     ]
 }

@@ -29,8 +29,7 @@ extension SQLiteRegistrationStore {
         }
     }
 
-    /// A page of the app's logged events, most recent first (by acceptance, then by when they
-    /// were logged).
+    /// A page of the app's logged events, most recent first (ties by id).
     public func events(app: String, _ query: EventQuery) async throws -> EventPage {
         let cursor = try query.cursor.map(PageCursor.init(encoded:))
         return try await database.read { db in
@@ -50,21 +49,21 @@ extension SQLiteRegistrationStore {
             if let since = query.since { conditions.append("acceptedAt >= ?"); arguments.append(StoredTime.millis(since)) }
             if let until = query.until { conditions.append("acceptedAt < ?"); arguments.append(StoredTime.millis(until)) }
             if let cursor {
-                guard let position = Int64(cursor.position), let id = Int64(cursor.id) else {
+                guard let position = Int64(cursor.position) else {
                     throw CommandError(code: "invalid-cursor", detail: "cursor: not a cursor this list answered with")
                 }
                 // A row value, which SQLite reads as one range of the index.
-                conditions.append("(acceptedAt, id) < (?, ?)")
-                arguments += [position, id]
+                conditions.append("(acceptedAt, eventId) < (?, ?)")
+                arguments += [position, cursor.id]
             }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, traceId
-                FROM eventLog WHERE \(conditions.joined(separator: " AND ")) ORDER BY acceptedAt DESC, id DESC LIMIT ?
+                SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, traceId
+                FROM eventLog WHERE \(conditions.joined(separator: " AND ")) ORDER BY acceptedAt DESC, eventId DESC LIMIT ?
                 """, arguments: StatementArguments(arguments + [query.limit + 1]))
             let page = rows.prefix(query.limit)
             let events = page.map(Self.summary)
             let next = rows.count > query.limit ? page.last.map { row in
-                PageCursor(position: String(row["acceptedAt"] as Int64), id: String(row["id"] as Int64)).encoded
+                PageCursor(position: String(row["acceptedAt"] as Int64), id: row["eventId"]).encoded
             } : nil
             return EventPage(events: events, nextCursor: next)
         }
