@@ -8,17 +8,17 @@ import PostgresNIO
 extension PostgresRegistrationStore {
     /// Records a batch in one transaction: the logged events it touches are locked first
     /// (in one order), so of two batches finishing one event the second counts after the
-    /// first committed and exactly one sees it complete; then the outcomes, folded per
-    /// delivery first (the latest by time, and their count; one statement may change a row
-    /// once), leaving out deliveries already in their completed event's delivered list; each
-    /// device's latest; then the events' counts, moving a complete event's delivered
-    /// outcomes into its list.
+    /// first committed and exactly one sees it complete. A delivered outcome of a logged
+    /// event goes into the event's delivered list (a copy of a listed delivery's outcome
+    /// counts as one more update); any other is folded per delivery (the latest by time, and
+    /// their count; one statement may change a row once) into its row. Each device keeps its
+    /// latest outcome. Then the events are counted again.
     @discardableResult
     public func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent] {
         let touched = EventLogCounting.events(of: outcomes)
         let logger = logger
         return try await database.withTransaction { db in
-            var logged: [EventKey: LoggedRow] = [:]
+            var logged: [EventKey: LoggedEventRow] = [:]
             if !touched.isEmpty {
                 let keys = Array(Set(touched.map(\.logKey))).sorted()
                 for (key, app, eventId, source, kind, acceptedAt, deliveries, completedAfter, list) in try await db.run("""
@@ -27,31 +27,73 @@ extension PostgresRegistrationStore {
                     """, logger: logger).decode((Int64, String, String, String, String, Int64, Int32, Int32?, Data?).self) {
                     let event = EventKey(app: app, eventId: eventId)
                     guard touched.contains(event) else { continue }
-                    logged[event] = LoggedRow(
-                        key: key, source: source, kind: kind, acceptedAt: acceptedAt, deliveries: Int(deliveries), completedAfter: completedAfter.map(Int64.init),
+                    logged[event] = LoggedEventRow(
+                        id: key, source: source, kind: kind, acceptedAt: acceptedAt, deliveries: Int(deliveries), completedAfter: completedAfter.map(Int64.init),
                         list: DeliveredList(list))
                 }
             }
-            let fresh = outcomes.filter { logged[EventKey(app: $0.app, eventId: $0.eventId)]?.list.contains($0.deliveryId) != true }
-            try await Self.upsert(fresh, db, logger: logger)
+            // The rows of deliveries about to be listed go; their updates carry over.
+            func listable(_ outcome: Outcome) -> Bool {
+                guard outcome.status == .delivered, let row = logged[EventKey(app: outcome.app, eventId: outcome.eventId)] else { return false }
+                return DeliveredList.fits(outcome.deliveryId, at: outcome.at, acceptedAt: StoredTime.date(row.acceptedAt))
+            }
+            let moving = Array(Set(outcomes.filter(listable).map { [$0.app, $0.deliveryId] })).sorted { $0.lexicographicallyPrecedes($1) }
+            var earlier: [[String]: Int] = [:]
+            if !moving.isEmpty {
+                for (app, deliveryId, updates) in try await db.run("""
+                    DELETE FROM outcomes WHERE (app, deliveryId) IN (SELECT * FROM unnest(\(moving.map { $0[0] })::text[], \(moving.map { $0[1] })::text[]))
+                    RETURNING app, deliveryId, updates
+                    """, logger: logger).decode((String, String, Int).self) {
+                    earlier[[app, deliveryId]] = updates
+                }
+            }
+            var rows: [Outcome] = []
+            var devices: [Outcome] = []
+            var delivered = DeliveredPerMinute()
+            for outcome in outcomes {
+                let event = EventKey(app: outcome.app, eventId: outcome.eventId)
+                if var row = logged[event] {
+                    let acceptedAt = StoredTime.date(row.acceptedAt)
+                    if row.list.countCopy(of: outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
+                        logged[event] = row
+                        continue
+                    }
+                    if listable(outcome) {
+                        // Outcomes of this delivery earlier in the batch count as its updates.
+                        let before = rows.count
+                        rows.removeAll { $0.app == outcome.app && $0.deliveryId == outcome.deliveryId }
+                        let updates = (earlier.removeValue(forKey: [outcome.app, outcome.deliveryId]) ?? 0) + before - rows.count + 1
+                        _ = row.list.append(outcome.deliveryId, at: outcome.at, updates: updates, acceptedAt: acceptedAt)
+                        logged[event] = row
+                        delivered.add(app: outcome.app, at: outcome.at, platform: outcome.platform?.rawValue)
+                        devices.append(outcome)
+                        continue
+                    }
+                }
+                rows.append(outcome)
+                devices.append(outcome)
+            }
+            try await Self.upsert(rows, db, logger: logger)
+            try await Self.upsertDevices(devices, db, logger: logger)
+            try await Self.add(delivered, db, logger: logger)
             guard !logged.isEmpty else { return [] }
             return try await Self.count(&logged, db, now: Date(), logger: logger)
         }
     }
 
-    /// An event log row as `record` reads and counts it.
-    struct LoggedRow {
-        var key: Int64
-        var source: String
-        var kind: String
-        var acceptedAt: Int64
-        var deliveries: Int
-        var completedAfter: Int64?
-        var list: DeliveredList
+    /// Adds to the per-minute counters of delivered outcomes.
+    static func add(_ delivered: DeliveredPerMinute, _ db: PostgresConnection, logger: Logger) async throws {
+        let counters = delivered.sorted
+        guard !counters.isEmpty else { return }
+        try await db.run("""
+            INSERT INTO deliveredPerMinute (app, minute, platform, count)
+            SELECT * FROM unnest(\(counters.map(\.key.app))::text[], \(counters.map(\.key.minute))::bigint[], \(counters.map(\.key.platform))::text[],
+                \(counters.map { Int64($0.count) })::bigint[])
+            ON CONFLICT (app, minute, platform) DO UPDATE SET count = deliveredPerMinute.count + excluded.count
+            """, logger: logger)
     }
 
-    /// Writes outcome rows (the latest per delivery, and how many came) and each device's
-    /// latest outcome.
+    /// Writes outcome rows: the latest per delivery, and how many came.
     static func upsert(_ outcomes: [Outcome], _ db: PostgresConnection, logger: Logger) async throws {
         struct Folded {
             var latest: Outcome
@@ -59,7 +101,6 @@ extension PostgresRegistrationStore {
         }
         var folded: [String: Folded] = [:]
         var order: [String] = []
-        var devices: [String: Outcome] = [:]
         for outcome in outcomes {
             let key = outcome.app + "\u{1}" + outcome.deliveryId
             if var existing = folded[key] {
@@ -69,10 +110,6 @@ extension PostgresRegistrationStore {
             } else {
                 folded[key] = Folded(latest: outcome, count: 1)
                 order.append(key)
-            }
-            if let deviceId = outcome.deviceId {
-                let device = outcome.app + "\u{1}" + deviceId
-                if devices[device].map({ outcome.at >= $0.at }) ?? true { devices[device] = outcome }
             }
         }
         guard !order.isEmpty else { return }
@@ -97,6 +134,16 @@ extension PostgresRegistrationStore {
                 deviceId = COALESCE(excluded.deviceId, outcomes.deviceId),
                 at = GREATEST(outcomes.at, excluded.at)
             """, logger: logger)
+    }
+
+    /// Keeps each device's latest outcome.
+    static func upsertDevices(_ outcomes: [Outcome], _ db: PostgresConnection, logger: Logger) async throws {
+        var devices: [String: Outcome] = [:]
+        for outcome in outcomes {
+            guard let deviceId = outcome.deviceId else { continue }
+            let device = outcome.app + "\u{1}" + deviceId
+            if devices[device].map({ outcome.at >= $0.at }) ?? true { devices[device] = outcome }
+        }
         let byDevice = devices.sorted { $0.key < $1.key }.map(\.value)
         guard !byDevice.isEmpty else { return }
         try await db.run("""
@@ -113,10 +160,9 @@ extension PostgresRegistrationStore {
     }
 
     /// Counts the locked events again (their rows and their delivered lists), marks complete
-    /// those whose deliveries all have a final outcome now, moves a complete event's
-    /// delivered outcome rows into its list (counted per minute for `/stats` first), and
-    /// returns the events this call completed.
-    static func count(_ logged: inout [EventKey: LoggedRow], _ db: PostgresConnection, now: Date, logger: Logger) async throws -> [CompletedEvent] {
+    /// those whose deliveries all have a final outcome now, writes the rows back, and returns
+    /// the events this call completed.
+    static func count(_ logged: inout [EventKey: LoggedEventRow], _ db: PostgresConnection, now: Date, logger: Logger) async throws -> [CompletedEvent] {
         let keys = logged.keys.sorted { ($0.app, $0.eventId) < ($1.app, $1.eventId) }
         var grouped: [EventKey: [(OutcomeStatus, Int)]] = [:]
         for (app, eventId, status, count) in try await db.run("""
@@ -128,14 +174,12 @@ extension PostgresRegistrationStore {
         }
         var completed: [CompletedEvent] = []
         var counts: [EventCounts] = []
-        var complete: [EventKey] = []
         for key in keys {
             var event = logged[key]!
             var count = EventCounts(grouped[key] ?? [])
             count.delivered += event.list.count
             let finished = event.completedAfter == nil && count.final >= event.deliveries
             if finished { event.completedAfter = StoredTime.millis(now) - event.acceptedAt }
-            if event.completedAfter != nil && (grouped[key] ?? []).contains(where: { $0.0 == .delivered }) { complete.append(key) }
             counts.append(count)
             logged[key] = event
             if finished {
@@ -144,13 +188,12 @@ extension PostgresRegistrationStore {
                     counts: count, completedAt: event.completedAfter.map { StoredTime.date(event.acceptedAt + $0) })))
             }
         }
-        if !complete.isEmpty { try await collapse(complete, into: &logged, db, logger: logger) }
         let rows = keys.map { logged[$0]! }
         try await db.run("""
             UPDATE eventLog SET delivered = t.delivered, failed = t.failed, expired = t.expired, revoked = t.revoked, filtered = t.filtered,
                 retrying = t.retrying, status = t.status, completedAfter = CASE WHEN t.hasCompleted THEN t.completedAfter END,
                 deliveredList = decode(NULLIF(t.list, ''), 'hex')
-            FROM unnest(\(rows.map(\.key))::bigint[], \(keys.map(\.app))::text[], \(keys.map(\.eventId))::text[],
+            FROM unnest(\(rows.map(\.id))::bigint[], \(keys.map(\.app))::text[], \(keys.map(\.eventId))::text[],
                         \(counts.map { Int32(clamping: $0.delivered) })::integer[], \(counts.map { Int32(clamping: $0.failed) })::integer[],
                         \(counts.map { Int32(clamping: $0.expired) })::integer[], \(counts.map { Int32(clamping: $0.revoked) })::integer[],
                         \(counts.map { Int32(clamping: $0.filtered) })::integer[], \(counts.map { Int32(clamping: $0.retrying) })::integer[],
@@ -161,35 +204,6 @@ extension PostgresRegistrationStore {
             WHERE eventLog.key = t.key AND eventLog.app = t.app AND eventLog.eventId = t.eventId
             """, logger: logger)
         return completed
-    }
-
-    /// Moves complete events' delivered outcome rows into their lists (those whose id and
-    /// time fit), adding them to the per-minute counters first.
-    static func collapse(_ events: [EventKey], into logged: inout [EventKey: LoggedRow], _ db: PostgresConnection, logger: Logger) async throws {
-        var moved: [(app: String, deliveryId: String)] = []
-        var perMinute: [String: [Int64: [String: Int]]] = [:]
-        for (app, eventId, deliveryId, at, updates, platform) in try await db.run("""
-            SELECT app, eventId, deliveryId, at, updates, platform FROM outcomes
-            WHERE (app, eventId) IN (SELECT * FROM unnest(\(events.map(\.app))::text[], \(events.map(\.eventId))::text[])) AND status = 'delivered'
-            ORDER BY app, deliveryId
-            """, logger: logger).decode((String, String, String, Date, Int, String?).self) {
-            let event = EventKey(app: app, eventId: eventId)
-            guard var row = logged[event], row.list.append(deliveryId, at: at, updates: updates, acceptedAt: StoredTime.date(row.acceptedAt)) else { continue }
-            logged[event] = row
-            moved.append((app, deliveryId))
-            perMinute[app, default: [:]][StoredTime.minute(StoredTime.millis(at)), default: [:]][platform ?? "", default: 0] += 1
-        }
-        guard !moved.isEmpty else { return }
-        try await db.run("""
-            DELETE FROM outcomes WHERE (app, deliveryId) IN (SELECT * FROM unnest(\(moved.map(\.app))::text[], \(moved.map(\.deliveryId))::text[]))
-            """, logger: logger)
-        let counters = perMinute.flatMap { app, minutes in minutes.flatMap { minute, platforms in platforms.map { (app, minute, $0.key, $0.value) } } }
-            .sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
-        try await db.run("""
-            INSERT INTO deliveredPerMinute (app, minute, platform, count)
-            SELECT * FROM unnest(\(counters.map(\.0))::text[], \(counters.map(\.1))::bigint[], \(counters.map(\.2))::text[], \(counters.map { Int64($0.3) })::bigint[])
-            ON CONFLICT (app, minute, platform) DO UPDATE SET count = deliveredPerMinute.count + excluded.count
-            """, logger: logger)
     }
 
     /// What became of an event: whether it was resolved, and each delivery's latest outcome

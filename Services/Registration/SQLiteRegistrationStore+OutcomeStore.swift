@@ -5,16 +5,16 @@ import HeraldStorage
 
 /// The store as a `OutcomeStore`: recording what became of each delivery, and an event's and a device's outcomes.
 extension SQLiteRegistrationStore {
-    /// Records outcomes, keeping per delivery the latest (by its time; a late `retrying`
-    /// never hides the `delivered` that followed it) and counting how many arrived, and per
-    /// device its latest; then counts again the logged events they belong to, and returns
-    /// those whose last delivery this batch finished. A delivery already in its completed
-    /// event's delivered list has had its final outcome: a copy of it changes nothing.
+    /// Records outcomes: a delivered outcome of a logged event goes into the event's
+    /// delivered list (a copy of a listed delivery's outcome counts as one more update);
+    /// any other keeps its row, the latest per delivery by time (a late `retrying` never
+    /// hides the outcome that followed it), counting how many arrived. Each device keeps its
+    /// latest outcome. Then counts again the logged events they belong to, and returns those
+    /// whose last delivery this batch finished.
     @discardableResult
     public func record(_ outcomes: [Outcome]) async throws -> [CompletedEvent] {
         try await database.write { db in
-            let events = EventLogCounting.events(of: outcomes)
-            let listed = try Self.deliveredLists(db, events)
+            var logged = try Self.loggedRows(db, EventLogCounting.events(of: outcomes))
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO outcomes (app, deliveryId, eventId, status, reason, providerCode, at, updates, platform, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
                 ON CONFLICT (app, deliveryId) DO UPDATE SET
@@ -32,8 +32,27 @@ extension SQLiteRegistrationStore {
                     eventId = excluded.eventId, deliveryId = excluded.deliveryId, status = excluded.status, providerCode = excluded.providerCode, at = excluded.at
                 WHERE excluded.at >= deviceOutcomes.at
                 """)
+            let earlier = try db.cachedStatement(sql: "DELETE FROM outcomes WHERE app = ? AND deliveryId = ? RETURNING updates")
+            var delivered = DeliveredPerMinute()
             for outcome in outcomes {
-                if listed[EventKey(app: outcome.app, eventId: outcome.eventId)]?.contains(outcome.deliveryId) == true { continue }
+                let event = EventKey(app: outcome.app, eventId: outcome.eventId)
+                if var row = logged[event] {
+                    let acceptedAt = StoredTime.date(row.acceptedAt)
+                    if row.list.countCopy(of: outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
+                        logged[event] = row
+                        continue
+                    }
+                    if outcome.status == .delivered, DeliveredList.fits(outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
+                        let updates = try Int.fetchAll(earlier, arguments: [outcome.app, outcome.deliveryId]).first ?? 0
+                        _ = row.list.append(outcome.deliveryId, at: outcome.at, updates: updates + 1, acceptedAt: acceptedAt)
+                        logged[event] = row
+                        delivered.add(app: outcome.app, at: outcome.at, platform: outcome.platform?.rawValue)
+                        if let deviceId = outcome.deviceId {
+                            try device.execute(arguments: [outcome.app, deviceId, outcome.eventId, outcome.deliveryId, outcome.status.rawValue, outcome.providerCode, outcome.at])
+                        }
+                        continue
+                    }
+                }
                 try statement.execute(arguments: [
                     outcome.app, outcome.deliveryId, outcome.eventId, outcome.status.rawValue, outcome.reason, outcome.providerCode, outcome.at,
                     outcome.platform?.rawValue, outcome.deviceId,
@@ -42,84 +61,65 @@ extension SQLiteRegistrationStore {
                     try device.execute(arguments: [outcome.app, deviceId, outcome.eventId, outcome.deliveryId, outcome.status.rawValue, outcome.providerCode, outcome.at])
                 }
             }
-            return try Self.count(db, events, now: Date())
+            try Self.add(delivered, db)
+            return try Self.count(db, &logged, now: Date())
         }
     }
 
-    /// The delivered lists of the completed events among `events`.
-    static func deliveredLists(_ db: Database, _ events: [EventKey]) throws -> [EventKey: DeliveredList] {
-        let statement = try db.cachedStatement(sql: "SELECT deliveredList FROM eventLog WHERE key = ? AND app = ? AND eventId = ? AND deliveredList IS NOT NULL")
-        var lists: [EventKey: DeliveredList] = [:]
-        for event in events {
-            if let data = try Data.fetchOne(statement, arguments: [event.logKey, event.app, event.eventId]) { lists[event] = DeliveredList(data) }
-        }
-        return lists
-    }
-
-    /// Counts the outcomes of logged events again (their rows and their delivered lists),
-    /// marks complete those whose deliveries all have a final outcome now, and moves a
-    /// complete event's delivered outcomes into its list.
-    static func count(_ db: Database, _ events: [EventKey], now: Date) throws -> [CompletedEvent] {
-        let logged = try db.cachedStatement(sql: """
+    /// The log rows of `events` (those logged).
+    static func loggedRows(_ db: Database, _ events: [EventKey]) throws -> [EventKey: LoggedEventRow] {
+        let statement = try db.cachedStatement(sql: """
             SELECT id, source, kind, acceptedAt, deliveries, completedAfter, deliveredList FROM eventLog WHERE key = ? AND app = ? AND eventId = ?
             """)
+        var rows: [EventKey: LoggedEventRow] = [:]
+        for event in events {
+            guard let row = try Row.fetchOne(statement, arguments: [event.logKey, event.app, event.eventId]) else { continue }
+            rows[event] = LoggedEventRow(
+                id: row["id"], source: row["source"], kind: row["kind"], acceptedAt: row["acceptedAt"], deliveries: row["deliveries"],
+                completedAfter: row["completedAfter"], list: DeliveredList(row["deliveredList"]))
+        }
+        return rows
+    }
+
+    /// Adds to the per-minute counters of delivered outcomes.
+    static func add(_ delivered: DeliveredPerMinute, _ db: Database) throws {
+        let counter = try db.cachedStatement(sql: """
+            INSERT INTO deliveredPerMinute (app, minute, platform, count) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app, minute, platform) DO UPDATE SET count = count + excluded.count
+            """)
+        for (key, count) in delivered.sorted { try counter.execute(arguments: [key.app, key.minute, key.platform, count]) }
+    }
+
+    /// Counts the logged events again (their outcome rows and their delivered lists), marks
+    /// complete those whose deliveries all have a final outcome now, writes the rows back,
+    /// and returns the events this call completed.
+    static func count(_ db: Database, _ logged: inout [EventKey: LoggedEventRow], now: Date) throws -> [CompletedEvent] {
         let grouped = try db.cachedStatement(sql: "SELECT status, count(*) FROM outcomes WHERE app = ? AND eventId = ? GROUP BY status")
         let update = try db.cachedStatement(sql: """
             UPDATE eventLog SET delivered = ?, failed = ?, expired = ?, revoked = ?, filtered = ?, retrying = ?, status = ?, completedAfter = ?,
                 deliveredList = ? WHERE id = ?
             """)
         var completed: [CompletedEvent] = []
-        for event in events {
-            guard let row = try Row.fetchOne(logged, arguments: [event.logKey, event.app, event.eventId]) else { continue }
-            var list = DeliveredList(row["deliveredList"])
+        for event in logged.keys.sorted(by: { ($0.app, $0.eventId) < ($1.app, $1.eventId) }) {
+            var row = logged[event]!
             var counts = EventCounts(try Row.fetchAll(grouped, arguments: [event.app, event.eventId]).map {
                 (OutcomeStatus(rawValue: $0[0]) ?? .failed, $0[1] as Int)
             })
-            counts.delivered += list.count
-            let deliveries: Int = row["deliveries"]
-            let acceptedAt: Int64 = row["acceptedAt"]
-            var completedAfter: Int64? = row["completedAfter"]
-            let finished = completedAfter == nil && counts.final >= deliveries
-            if finished { completedAfter = StoredTime.millis(now) - acceptedAt }
-            if completedAfter != nil {
-                try collapse(db, app: event.app, eventId: event.eventId, acceptedAt: acceptedAt, into: &list)
-            }
+            counts.delivered += row.list.count
+            let finished = row.completedAfter == nil && counts.final >= row.deliveries
+            if finished { row.completedAfter = StoredTime.millis(now) - row.acceptedAt }
             try update.execute(arguments: [
                 counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying,
-                counts.progress(deliveries: deliveries).storedCode, completedAfter, list.count > 0 ? list.data : nil, row["id"] as Int64,
+                counts.progress(deliveries: row.deliveries).storedCode, row.completedAfter, row.list.count > 0 ? row.list.data : nil, row.id,
             ])
+            logged[event] = row
             if finished {
                 completed.append(CompletedEvent(app: event.app, summary: EventSummary(
-                    eventId: event.eventId, source: row["source"], kind: row["kind"], acceptedAt: StoredTime.date(acceptedAt), deliveries: deliveries,
-                    counts: counts, completedAt: completedAfter.map { StoredTime.date(acceptedAt + $0) })))
+                    eventId: event.eventId, source: row.source, kind: row.kind, acceptedAt: StoredTime.date(row.acceptedAt), deliveries: row.deliveries,
+                    counts: counts, completedAt: row.completedAfter.map { StoredTime.date(row.acceptedAt + $0) })))
             }
         }
         return completed
-    }
-
-    /// Moves a completed event's delivered outcome rows into its delivered list (those whose
-    /// id and time fit), counting them per minute and provider for `/stats` first.
-    static func collapse(_ db: Database, app: String, eventId: String, acceptedAt: Int64, into list: inout DeliveredList) throws {
-        let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT deliveryId, at, updates, platform FROM outcomes WHERE app = ? AND eventId = ? AND status = 'delivered'"),
-            arguments: [app, eventId])
-        guard !rows.isEmpty else { return }
-        let delete = try db.cachedStatement(sql: "DELETE FROM outcomes WHERE app = ? AND deliveryId = ?")
-        let counter = try db.cachedStatement(sql: """
-            INSERT INTO deliveredPerMinute (app, minute, platform, count) VALUES (?, ?, ?, ?)
-            ON CONFLICT (app, minute, platform) DO UPDATE SET count = count + excluded.count
-            """)
-        var perMinute: [Int64: [String: Int]] = [:]
-        for row in rows {
-            let deliveryId: String = row["deliveryId"]
-            let at: Date = row["at"]
-            guard list.append(deliveryId, at: at, updates: row["updates"], acceptedAt: StoredTime.date(acceptedAt)) else { continue }
-            try delete.execute(arguments: [app, deliveryId])
-            perMinute[StoredTime.minute(StoredTime.millis(at)), default: [:]][row["platform"] ?? "", default: 0] += 1
-        }
-        for (minute, platforms) in perMinute {
-            for (platform, count) in platforms { try counter.execute(arguments: [app, minute, platform, count]) }
-        }
     }
 
     /// What became of an event: whether it was resolved, and each delivery's latest outcome

@@ -203,6 +203,22 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: "UPDATE eventLog SET deliveredList = ? WHERE id = ?", arguments: [list.data, row["id"] as Int64])
         }
     }
+
+    /// Moves an event's delivered outcome rows into its delivered list (those whose id and
+    /// time fit), counting them per minute and provider for `/stats` first.
+    static func collapse(_ db: Database, app: String, eventId: String, acceptedAt: Int64, into list: inout DeliveredList) throws {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT deliveryId, at, updates, platform FROM outcomes WHERE app = ? AND eventId = ? AND status = 'delivered'", arguments: [app, eventId])
+        var delivered = DeliveredPerMinute()
+        for row in rows {
+            let deliveryId: String = row["deliveryId"]
+            let at: Date = row["at"]
+            guard list.append(deliveryId, at: at, updates: row["updates"], acceptedAt: StoredTime.date(acceptedAt)) else { continue }
+            try db.execute(sql: "DELETE FROM outcomes WHERE app = ? AND deliveryId = ?", arguments: [app, deliveryId])
+            delivered.add(app: app, at: at, platform: row["platform"])
+        }
+        try add(delivered, db)
+    }
 }
 
 extension Array {
