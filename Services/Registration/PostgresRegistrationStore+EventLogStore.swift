@@ -47,7 +47,7 @@ extension PostgresRegistrationStore {
         let key = query.eventId.map { EventKey(app: app, eventId: $0).logKey }
         let status = query.status.map { Int16($0.storedCode) }
         let rows = try await database.query("""
-            SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, traceId
+            SELECT eventId, source, kind, acceptedAt, deliveries, counts, coalesce(octet_length(deliveredList), 0), completedAfter, traceId
             FROM eventLog
             WHERE app = \(app) AND (\(key)::bigint IS NULL OR (key = \(key) AND eventId = \(query.eventId))) AND (\(status)::smallint IS NULL OR status = \(status))
                 AND (\(query.source)::text IS NULL OR source = \(query.source)) AND (\(query.kind)::text IS NULL OR kind = \(query.kind))
@@ -58,12 +58,10 @@ extension PostgresRegistrationStore {
             """, logger: logger)
         var events: [EventSummary] = []
         var last: PageCursor?
-        for (eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, traceId)
-            in try rows.decode((String, String, String, Int64, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32?, Data?).self) {
+        for (eventId, source, kind, acceptedAt, deliveries, stored, listed, completedAfter, traceId)
+            in try rows.decode((String, String, String, Int64, Int32, Data?, Int32, Int32?, Data?).self) {
             guard events.count < query.limit else { return EventPage(events: events, nextCursor: last?.encoded) }
-            var counts = EventCounts()
-            (counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying) =
-                (Int(delivered), Int(failed), Int(expired), Int(revoked), Int(filtered), Int(retrying))
+            let counts = StoredCounts.counts(stored, listed: Int(listed) / DeliveredList.entrySize)
             events.append(EventSummary(
                 eventId: eventId, source: source, kind: kind, acceptedAt: StoredTime.date(acceptedAt), deliveries: Int(deliveries), counts: counts,
                 completedAt: completedAfter.map { StoredTime.date(acceptedAt + Int64($0)) }, traceId: StoredTraceId.text(traceId)))

@@ -190,17 +190,14 @@ extension PostgresRegistrationStore {
         }
         let rows = keys.map { logged[$0]! }
         try await db.run("""
-            UPDATE eventLog SET delivered = t.delivered, failed = t.failed, expired = t.expired, revoked = t.revoked, filtered = t.filtered,
-                retrying = t.retrying, status = t.status, completedAfter = CASE WHEN t.hasCompleted THEN t.completedAfter END,
+            UPDATE eventLog SET counts = decode(NULLIF(t.counts, ''), 'hex'), status = t.status, completedAfter = CASE WHEN t.hasCompleted THEN t.completedAfter END,
                 deliveredList = decode(NULLIF(t.list, ''), 'hex')
             FROM unnest(\(rows.map(\.id))::bigint[], \(keys.map(\.app))::text[], \(keys.map(\.eventId))::text[],
-                        \(counts.map { Int32(clamping: $0.delivered) })::integer[], \(counts.map { Int32(clamping: $0.failed) })::integer[],
-                        \(counts.map { Int32(clamping: $0.expired) })::integer[], \(counts.map { Int32(clamping: $0.revoked) })::integer[],
-                        \(counts.map { Int32(clamping: $0.filtered) })::integer[], \(counts.map { Int32(clamping: $0.retrying) })::integer[],
+                        \(zip(counts, rows).map { StoredCounts.bytes($0, listed: $1.list.count).map { Hex.encode($0) } ?? "" })::text[],
                         \(zip(counts, rows).map { Int16($0.progress(deliveries: $1.deliveries).storedCode) })::smallint[],
                         \(rows.map { Int32(clamping: $0.completedAfter ?? 0) })::integer[], \(rows.map { $0.completedAfter != nil })::bool[],
                         \(rows.map { Hex.encode($0.list.bytes) })::text[])
-                AS t(key, app, eventId, delivered, failed, expired, revoked, filtered, retrying, status, completedAfter, hasCompleted, list)
+                AS t(key, app, eventId, counts, status, completedAfter, hasCompleted, list)
             WHERE eventLog.key = t.key AND eventLog.app = t.app AND eventLog.eventId = t.eventId
             """, logger: logger)
         return completed

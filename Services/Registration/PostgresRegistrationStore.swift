@@ -145,18 +145,18 @@ public final class PostgresRegistrationStore: RegistrationStore {
             DROP TABLE processedEvents;
             ALTER TABLE eventIds RENAME TO processedEvents;
             CREATE TABLE compactEventLog (
-                key BIGINT NOT NULL, acceptedAt BIGINT NOT NULL, deliveries INTEGER NOT NULL, delivered INTEGER NOT NULL DEFAULT 0,
-                failed INTEGER NOT NULL DEFAULT 0, expired INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0,
-                filtered INTEGER NOT NULL DEFAULT 0, retrying INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER, status SMALLINT NOT NULL DEFAULT 0,
-                app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, traceId BYTEA, deliveredList BYTEA
+                key BIGINT NOT NULL, acceptedAt BIGINT NOT NULL, deliveries INTEGER NOT NULL, completedAfter INTEGER, status SMALLINT NOT NULL DEFAULT 0,
+                app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, counts BYTEA, traceId BYTEA, deliveredList BYTEA
             ) WITH (fillfactor = 90);
-            INSERT INTO compactEventLog (key, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, status,
-                    app, eventId, source, kind, traceId)
+            INSERT INTO compactEventLog (key, acceptedAt, deliveries, completedAfter, status, app, eventId, source, kind, counts, traceId)
                 SELECT ('x' || encode(substring(sha256(convert_to(app, 'UTF8') || '\\x00'::bytea || convert_to(eventId, 'UTF8')) FROM 1 FOR 8), 'hex'))::bit(64)::bigint,
-                    (extract(epoch FROM acceptedAt) * 1000)::bigint, deliveries, delivered, failed, expired, revoked, filtered, retrying,
+                    (extract(epoch FROM acceptedAt) * 1000)::bigint, deliveries,
                     ((extract(epoch FROM completedAt) - extract(epoch FROM acceptedAt)) * 1000)::integer,
                     CASE status WHEN 'delivered' THEN 1 WHEN 'partial' THEN 2 WHEN 'failed' THEN 3 WHEN 'filtered' THEN 4 ELSE 0 END,
-                    app, eventId, source, kind, CASE WHEN traceId ~ '^[0-9a-f]{32}$' THEN decode(traceId, 'hex') END
+                    app, eventId, source, kind,
+                    CASE WHEN delivered + failed + expired + revoked + filtered + retrying > 0 THEN int4send(delivered::integer) || int4send(failed::integer)
+                        || int4send(expired::integer) || int4send(revoked::integer) || int4send(filtered::integer) || int4send(retrying::integer) END,
+                    CASE WHEN traceId ~ '^[0-9a-f]{32}$' THEN decode(traceId, 'hex') END
                 FROM eventLog ORDER BY acceptedAt;
             DROP TABLE eventLog;
             ALTER TABLE compactEventLog RENAME TO eventLog;

@@ -57,7 +57,7 @@ extension SQLiteRegistrationStore {
                 arguments += [position, cursor.id]
             }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered, retrying, completedAfter, traceId
+                SELECT eventId, source, kind, acceptedAt, deliveries, counts, length(deliveredList) AS listed, completedAfter, traceId
                 FROM eventLog WHERE \(conditions.joined(separator: " AND ")) ORDER BY acceptedAt DESC, eventId DESC LIMIT ?
                 """, arguments: StatementArguments(arguments + [query.limit + 1]))
             let page = rows.prefix(query.limit)
@@ -71,13 +71,8 @@ extension SQLiteRegistrationStore {
 
     /// An event log row as the API shows it.
     static func summary(_ row: Row) -> EventSummary {
-        var counts = EventCounts()
-        counts.delivered = row["delivered"]
-        counts.failed = row["failed"]
-        counts.expired = row["expired"]
-        counts.revoked = row["revoked"]
-        counts.filtered = row["filtered"]
-        counts.retrying = row["retrying"]
+        let listed: Int = row["listed"] ?? 0
+        let counts = StoredCounts.counts(row["counts"], listed: listed / DeliveredList.entrySize)
         let acceptedAt: Int64 = row["acceptedAt"]
         let completedAfter: Int64? = row["completedAfter"]
         return EventSummary(

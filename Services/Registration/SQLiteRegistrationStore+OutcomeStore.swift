@@ -96,8 +96,7 @@ extension SQLiteRegistrationStore {
     static func count(_ db: Database, _ logged: inout [EventKey: LoggedEventRow], now: Date) throws -> [CompletedEvent] {
         let grouped = try db.cachedStatement(sql: "SELECT status, count(*) FROM outcomes WHERE app = ? AND eventId = ? GROUP BY status")
         let update = try db.cachedStatement(sql: """
-            UPDATE eventLog SET delivered = ?, failed = ?, expired = ?, revoked = ?, filtered = ?, retrying = ?, status = ?, completedAfter = ?,
-                deliveredList = ? WHERE id = ?
+            UPDATE eventLog SET counts = ?, status = ?, completedAfter = ?, deliveredList = ? WHERE id = ?
             """)
         var completed: [CompletedEvent] = []
         for event in logged.keys.sorted(by: { ($0.app, $0.eventId) < ($1.app, $1.eventId) }) {
@@ -109,8 +108,8 @@ extension SQLiteRegistrationStore {
             let finished = row.completedAfter == nil && counts.final >= row.deliveries
             if finished { row.completedAfter = StoredTime.millis(now) - row.acceptedAt }
             try update.execute(arguments: [
-                counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying,
-                counts.progress(deliveries: row.deliveries).storedCode, row.completedAfter, row.list.count > 0 ? row.list.data : nil, row.id,
+                StoredCounts.bytes(counts, listed: row.list.count), counts.progress(deliveries: row.deliveries).storedCode, row.completedAfter,
+                row.list.count > 0 ? row.list.data : nil, row.id,
             ])
             logged[event] = row
             if finished {

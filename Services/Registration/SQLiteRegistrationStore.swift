@@ -150,9 +150,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             CREATE TABLE eventIds (key BLOB NOT NULL PRIMARY KEY, seenAt INTEGER NOT NULL, claimed INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE compactEventLog (
                 id INTEGER PRIMARY KEY, key INTEGER NOT NULL, app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL,
-                acceptedAt INTEGER NOT NULL, deliveries INTEGER NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
-                expired INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0, filtered INTEGER NOT NULL DEFAULT 0,
-                retrying INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER, traceId BLOB, deliveredList BLOB);
+                acceptedAt INTEGER NOT NULL, deliveries INTEGER NOT NULL, counts BLOB, status INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER,
+                traceId BLOB, deliveredList BLOB);
             CREATE TABLE deviceOutcomes (
                 app TEXT NOT NULL, deviceId TEXT NOT NULL, eventId TEXT NOT NULL, deliveryId TEXT NOT NULL, status TEXT NOT NULL, providerCode TEXT,
                 at DATETIME NOT NULL, PRIMARY KEY (app, deviceId)) WITHOUT ROWID;
@@ -169,18 +168,20 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try claim.execute(arguments: [EventKey(app: row["app"], eventId: row["eventId"]).digest, StoredTime.millis(seenAt), row["claimed"] as Int])
         }
         let log = try db.makeStatement(sql: """
-            INSERT INTO compactEventLog (key, app, eventId, source, kind, acceptedAt, deliveries, delivered, failed, expired, revoked, filtered,
-                retrying, status, completedAfter, traceId) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO compactEventLog (key, app, eventId, source, kind, acceptedAt, deliveries, counts, status, completedAfter, traceId)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let logged = try Row.fetchCursor(db, sql: "SELECT * FROM eventLog ORDER BY acceptedAt, eventId")
         while let row = try logged.next() {
             let acceptedAt = StoredTime.millis(row["acceptedAt"])
             let completedAt: Date? = row["completedAt"]
             let progress = EventProgress(rawValue: row["status"]) ?? .pending
+            var counts = EventCounts()
+            (counts.delivered, counts.failed, counts.expired, counts.revoked, counts.filtered, counts.retrying) =
+                (row["delivered"], row["failed"], row["expired"], row["revoked"], row["filtered"], row["retrying"])
             try log.execute(arguments: [
                 EventKey(app: row["app"], eventId: row["eventId"]).logKey, row["app"], row["eventId"], row["source"], row["kind"], acceptedAt,
-                row["deliveries"], row["delivered"], row["failed"], row["expired"], row["revoked"], row["filtered"], row["retrying"],
-                progress.storedCode, completedAt.map { StoredTime.millis($0) - acceptedAt }, StoredTraceId.bytes(row["traceId"]),
+                row["deliveries"], StoredCounts.bytes(counts, listed: 0), progress.storedCode, completedAt.map { StoredTime.millis($0) - acceptedAt }, StoredTraceId.bytes(row["traceId"]),
             ])
         }
         try db.execute(sql: """
@@ -194,13 +195,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             DROP INDEX outcomesByAppTime;
             """)
         let completed = try Row.fetchAll(db, sql: """
-            SELECT id, app, eventId, acceptedAt FROM eventLog e WHERE completedAfter IS NOT NULL
+            SELECT id, app, eventId, acceptedAt, counts FROM eventLog e WHERE completedAfter IS NOT NULL
                 AND EXISTS (SELECT 1 FROM outcomes o WHERE o.app = e.app AND o.eventId = e.eventId AND o.status = 'delivered')
             """)
         for row in completed {
             var list = DeliveredList()
             try collapse(db, app: row["app"], eventId: row["eventId"], acceptedAt: row["acceptedAt"], into: &list)
-            try db.execute(sql: "UPDATE eventLog SET deliveredList = ? WHERE id = ?", arguments: [list.data, row["id"] as Int64])
+            let counts = StoredCounts.bytes(StoredCounts.counts(row["counts"], listed: 0), listed: list.count)
+            try db.execute(sql: "UPDATE eventLog SET deliveredList = ?, counts = ? WHERE id = ?", arguments: [list.data, counts, row["id"] as Int64])
         }
     }
 
