@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
 """What Herald's stores take per event (a benchmark, not a test): on a running stack
-(scripts/run up, SQLite or PostgreSQL), registers each shape's devices, posts EVENTS Smart ID
-pushes, waits until the sandbox has every delivery and the stores stop growing, and reports
-the bytes each table and index of Registration's and Preferences' stores grew by, per event
-and per delivery. SQLite is read with `dbstat` (pages in use, through the WAL; the files and
-the WAL are reported beside); PostgreSQL with pg_table_size and pg_relation_size.
+(scripts/run up, SQLite or PostgreSQL), registers each shape's devices, sends each push id
+one warm-up event (so what the stores keep per device, such as its latest outcome, exists
+before counting), then posts EVENTS Smart ID pushes twice, waiting each time until the
+sandbox has every delivery and the stores stop growing, and reports the bytes each table and
+index of Registration's and Preferences' stores grew by, per event and per delivery.
+
+- first: the first batch's growth. On PostgreSQL it includes the row versions its updates
+  left dead, which nothing has reclaimed yet.
+- steady: the second batch's, after a plain VACUUM (what autovacuum does within a minute on
+  a live system) made the first batch's dead versions reusable: what each further event
+  costs once the store runs. On SQLite, which updates rows in place, the two agree.
+
+SQLite is read with `dbstat` (pages in use, through the WAL; the files and the WAL are
+reported beside); PostgreSQL with pg_table_size and pg_relation_size.
 
 Shapes: solo (one device per event), group (20 devices per event).
 """
@@ -54,12 +63,13 @@ def postgres_sizes(url):
     return {"postgres": {"objects": objects}}
 
 
-def post_events(api_key, run, prefix, ids, count, connections=16):
-    """`count` Smart ID pushes to the push ids `<run>-<prefix>-<n>`, in turn."""
+def post_events(api_key, run, prefix, ids, count, batch, connections=16):
+    """`count` Smart ID pushes (ids `<run>-<prefix>-<batch>-<n>`) to the push ids
+    `<run>-<prefix>-<n>`, in turn."""
     def send(chunk):
         connection = http.client.HTTPConnection("127.0.0.1", 8080, timeout=30)
         for n in chunk:
-            body = json.dumps({"messageId": f"{run}-{prefix}-{n}", "pushId": f"{run}-{prefix}-{n % ids}",
+            body = json.dumps({"messageId": f"{run}-{prefix}-{batch}-{n}", "pushId": f"{run}-{prefix}-{n % ids}",
                                "requestor": "Bench", "type": "AUTH", "timeToLive": 300})
             for attempt in range(10):
                 try:
@@ -120,34 +130,42 @@ def main():
     args = parser.parse_args()
     measure = (lambda: postgres_sizes(args.database_url)) if args.database == "postgres" else (lambda: sqlite_sizes(args.run_dir))
     run = f"s{int(time.time()) % 100000000:08d}"
+    vacuum = (lambda: subprocess.run(["psql", args.database_url, "-qAt", "-c", "VACUUM"], check=True)) if args.database == "postgres" else (lambda: None)
     results = []
     for shape in args.shapes.split(","):
         ids, per_id = AUDIENCES[shape]
         register_devices(args.api_key, run, {shape: (ids, per_id)})
-        before = settled(measure)
-        delivered_before = sandbox_delivered()
-        started = time.time()
-        post_events(args.api_key, run, shape, ids, args.events)
+
+        def batch(name, count):
+            delivered_before = sandbox_delivered()
+            started = time.time()
+            post_events(args.api_key, run, shape, ids, count, name)
+            while sandbox_delivered() - delivered_before < count * per_id:
+                if time.time() - started > 600:
+                    raise RuntimeError(f"{shape} {name}: {sandbox_delivered() - delivered_before} of {count * per_id} deliveries in 10 minutes")
+                time.sleep(1)
+            return settled(measure)
+
+        start = batch("warmup", ids)
+        first = batch("first", args.events)
+        vacuum()
+        steady = batch("steady", args.events)
         deliveries = args.events * per_id
-        while sandbox_delivered() - delivered_before < deliveries:
-            if time.time() - started > 600:
-                raise RuntimeError(f"{shape}: {sandbox_delivered() - delivered_before} of {deliveries} deliveries in 10 minutes")
-            time.sleep(1)
-        after = settled(measure)
-        rows = growth(before, after)
-        grown = sum(rows.values())
-        result = {
-            "shape": shape, "database": args.database, "events": args.events, "deliveries": deliveries,
-            "bytesPerEvent": round(grown / args.events, 1), "bytesPerDelivery": round(grown / deliveries, 1),
-            "byObjectPerEvent": {name: round(size / args.events, 1) for name, size in sorted(rows.items(), key=lambda kv: -kv[1])},
-            "files": {store: sizes.get("files", {}) for store, sizes in after.items()},
-        }
-        results.append(result)
-        log(f"{args.database} {shape}: {result['bytesPerEvent']} bytes per event, {result['bytesPerDelivery']} per delivery")
-        for name, size in list(result["byObjectPerEvent"].items())[:12]:
-            log(f"    {name:48} {size:>8} B/event")
-        if result["files"]:
-            log(f"    files: {result['files']}")
+        for phase, before, after in (("first", start, first), ("steady", first, steady)):
+            rows = growth(before, after)
+            grown = sum(rows.values())
+            result = {
+                "shape": shape, "database": args.database, "phase": phase, "events": args.events, "deliveries": deliveries,
+                "bytesPerEvent": round(grown / args.events, 1), "bytesPerDelivery": round(grown / deliveries, 1),
+                "byObjectPerEvent": {name: round(size / args.events, 1) for name, size in sorted(rows.items(), key=lambda kv: -kv[1])},
+                "files": {store: sizes.get("files", {}) for store, sizes in after.items()},
+            }
+            results.append(result)
+            log(f"{args.database} {shape} {phase}: {result['bytesPerEvent']} bytes per event, {result['bytesPerDelivery']} per delivery")
+            for name, size in list(result["byObjectPerEvent"].items())[:12]:
+                log(f"    {name:48} {size:>8} B/event")
+            if result["files"]:
+                log(f"    files: {result['files']}")
     with open(args.output, "w") as out:
         json.dump({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results}, out, indent=1)
 

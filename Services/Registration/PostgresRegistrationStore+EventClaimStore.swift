@@ -46,22 +46,35 @@ extension PostgresRegistrationStore {
     /// ended), processed, or held by another replica within its lease.
     func decide(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var states: [UUID: (inserted: Bool, claimed: Bool?, holder: Int64?, claimedAt: Int64?)] = [:]
-        let keys = events.map(\.uuid)
         let at = StoredTime.millis(now)
-        let rows = try await database.query("""
-            WITH input AS (SELECT * FROM unnest(\(keys)::uuid[]) AS t(key)),
-            inserted AS (
-                INSERT INTO processedEvents (key, seenAt, claimedBy, claimedAt)
-                SELECT key, \(at), \(instance), \(at) FROM input
-                ON CONFLICT (key) DO NOTHING RETURNING key)
-            SELECT i.key, inserted.key IS NOT NULL, CASE WHEN p.key IS NOT NULL THEN p.claimedBy IS NOT NULL END, p.claimedBy, p.claimedAt
-            FROM input i
-            LEFT JOIN inserted ON inserted.key = i.key
-            LEFT JOIN processedEvents p ON p.key = i.key
-            """, logger: logger)
-        for (key, inserted, claimed, holder, claimedAt) in try rows.decode((UUID, Bool, Bool?, Int64?, Int64?).self) {
-            states[key] = (inserted, claimed, holder, claimedAt)
+        let logger = logger
+        let instance = instance
+        // One transaction: the older generation, read first, cannot be rotated away before
+        // the insert into the current one (a rotation waits for the locks both statements take).
+        let processedBefore = try await database.withTransaction { db in
+            var before = Set<UUID>()
+            for key in try await db.run("SELECT key FROM processedEventsBefore WHERE key = ANY(\(events.map(\.uuid))::uuid[])", logger: logger).decode(UUID.self) {
+                before.insert(key)
+            }
+            let keys = events.map(\.uuid).filter { !before.contains($0) }
+            guard !keys.isEmpty else { return before }
+            let rows = try await db.run("""
+                WITH input AS (SELECT * FROM unnest(\(keys)::uuid[]) AS t(key)),
+                inserted AS (
+                    INSERT INTO processedEvents (key, claimedBy, claimedAt)
+                    SELECT key, \(instance), \(at) FROM input
+                    ON CONFLICT (key) DO NOTHING RETURNING key)
+                SELECT i.key, inserted.key IS NOT NULL, CASE WHEN p.key IS NOT NULL THEN p.claimedBy IS NOT NULL END, p.claimedBy, p.claimedAt
+                FROM input i
+                LEFT JOIN inserted ON inserted.key = i.key
+                LEFT JOIN processedEvents p ON p.key = i.key
+                """, logger: logger)
+            for (key, inserted, claimed, holder, claimedAt) in try rows.decode((UUID, Bool, Bool?, Int64?, Int64?).self) {
+                states[key] = (inserted, claimed, holder, claimedAt)
+            }
+            return before
         }
+        for key in processedBefore { states[key] = (false, false, nil, nil) }
         var decided: [EventKey: EventClaim] = [:]
         for event in events {
             let state = states[event.uuid]
@@ -86,6 +99,7 @@ extension PostgresRegistrationStore {
         let byKey = Dictionary(events.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = try await database.query("""
             SELECT key, claimedBy, claimedAt FROM processedEvents WHERE key = ANY(\(Array(byKey.keys))::uuid[])
+            UNION ALL SELECT key, NULL, NULL FROM processedEventsBefore WHERE key = ANY(\(Array(byKey.keys))::uuid[])
             """, logger: logger)
         for (key, holder, claimedAt) in try rows.decode((UUID, Int64?, Int64?).self) {
             guard let event = byKey[key] else { continue }
@@ -117,9 +131,9 @@ extension PostgresRegistrationStore {
         guard !events.isEmpty else { return }
         let keys = Array(Set(events.map(\.uuid))).sorted { $0.uuidString < $1.uuidString }
         try await database.query("""
-            INSERT INTO processedEvents (key, seenAt, claimedBy, claimedAt)
-            SELECT key, \(StoredTime.millis(now)), NULL::bigint, NULL::bigint FROM unnest(\(keys)::uuid[]) AS t(key)
-            ON CONFLICT (key) DO UPDATE SET seenAt = excluded.seenAt, claimedBy = NULL, claimedAt = NULL
+            INSERT INTO processedEvents (key, claimedBy, claimedAt)
+            SELECT key, NULL::bigint, NULL::bigint FROM unnest(\(keys)::uuid[]) AS t(key)
+            ON CONFLICT (key) DO UPDATE SET claimedBy = NULL, claimedAt = NULL
             """, logger: logger)
         await forget(events)
     }
@@ -145,7 +159,10 @@ extension PostgresRegistrationStore {
 
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
         let rows = try await database.query(
-            "SELECT 1 FROM processedEvents WHERE key = \(EventKey(app: app, eventId: eventId).uuid) AND claimedBy IS NULL", logger: logger)
+            """
+            SELECT 1 FROM processedEvents WHERE key = \(EventKey(app: app, eventId: eventId).uuid) AND claimedBy IS NULL
+            UNION ALL SELECT 1 FROM processedEventsBefore WHERE key = \(EventKey(app: app, eventId: eventId).uuid)
+            """, logger: logger)
         for _ in try rows.decode(Int.self) { return true }
         return false
     }

@@ -43,7 +43,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
             try await database.query(query, logger: logger).decode(Int.self).reduce(0) { total, _ in total + 1 }
         }
         let kept = StoredTime.millis(now.addingTimeInterval(-outcomeWindow))
-        let events = try await count("DELETE FROM processedEvents WHERE seenAt < \(StoredTime.millis(now.addingTimeInterval(-window))) RETURNING 1")
+        let events = try await rotateEventIds(now: now, window: window)
         let revocations = try await count("DELETE FROM revokedTokens WHERE revokedAt < \(now.addingTimeInterval(-auditWindow)) RETURNING 1")
         let outcomes = try await count("DELETE FROM outcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow)) RETURNING 1")
         try await database.query("DELETE FROM deviceOutcomes WHERE at < \(now.addingTimeInterval(-outcomeWindow))", logger: logger)
@@ -62,6 +62,38 @@ public final class PostgresRegistrationStore: RegistrationStore {
             next = try await app(after: current)
         }
         return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
+    }
+
+    /// Starts a new generation of event ids when the current one is `window` old
+    /// (`IdempotencyWindow`): the older generation is dropped whole, the current one renamed
+    /// in its place with claims still in progress carried into the new one, in one
+    /// transaction that waits for the claims reading either. Returns how many ids went.
+    func rotateEventIds(now: Date, window: TimeInterval) async throws -> Int {
+        let at = StoredTime.millis(now)
+        let logger = logger
+        return try await database.withTransaction { db in
+            var since: Int64?
+            for value in try await db.run("SELECT since FROM idempotencyGeneration FOR UPDATE", logger: logger).decode(Int64.self) { since = value }
+            guard let since else {
+                try await db.run("INSERT INTO idempotencyGeneration (since) VALUES (\(at))", logger: logger)
+                return 0
+            }
+            guard IdempotencyWindow.isDue(since: since, now: at, window: window) else { return 0 }
+            var forgotten = 0
+            for count in try await db.run("SELECT count(*) FROM processedEventsBefore", logger: logger).decode(Int.self) { forgotten = count }
+            for statement: PostgresQuery in [
+                "DROP TABLE processedEventsBefore",
+                "ALTER TABLE processedEvents RENAME TO processedEventsBefore",
+                "ALTER INDEX processedEventsKey RENAME TO processedEventsBeforeKey",
+                "CREATE TABLE processedEvents (key UUID NOT NULL, claimedBy BIGINT, claimedAt BIGINT, CONSTRAINT processedEventsKey PRIMARY KEY (key))",
+                "INSERT INTO processedEvents SELECT key, claimedBy, claimedAt FROM processedEventsBefore WHERE claimedBy IS NOT NULL",
+                "DELETE FROM processedEventsBefore WHERE claimedBy IS NOT NULL",
+                "UPDATE idempotencyGeneration SET since = \(at)",
+            ] {
+                try await db.run(statement, logger: logger)
+            }
+            return forgotten
+        }
     }
 
     /// A cursor's position here: microseconds since 1970, exact both ways.
@@ -136,14 +168,15 @@ public final class PostgresRegistrationStore: RegistrationStore {
         // entries) and room in each page for them; each device's latest outcome; delivered
         // outcomes per minute as counters. Rows are carried over; outcome rows stay rows.
         .init("v5: compact events", """
-            CREATE TABLE eventIds (key UUID PRIMARY KEY, seenAt BIGINT NOT NULL, claimedBy BIGINT, claimedAt BIGINT);
-            INSERT INTO eventIds (key, seenAt, claimedBy, claimedAt)
+            CREATE TABLE eventIds (key UUID NOT NULL, claimedBy BIGINT, claimedAt BIGINT, CONSTRAINT processedEventsKey PRIMARY KEY (key));
+            INSERT INTO eventIds (key, claimedBy, claimedAt)
                 SELECT encode(substring(sha256(convert_to(app, 'UTF8') || '\\x00'::bytea || convert_to(eventId, 'UTF8')) FROM 1 FOR 16), 'hex')::uuid,
-                    (extract(epoch FROM processedAt) * 1000)::bigint, CASE WHEN claimed THEN 0 END,
-                    CASE WHEN claimed THEN (extract(epoch FROM claimedAt) * 1000)::bigint END
+                    CASE WHEN claimed THEN 0 END, CASE WHEN claimed THEN (extract(epoch FROM claimedAt) * 1000)::bigint END
                 FROM processedEvents ON CONFLICT DO NOTHING;
             DROP TABLE processedEvents;
             ALTER TABLE eventIds RENAME TO processedEvents;
+            CREATE TABLE processedEventsBefore (key UUID NOT NULL, claimedBy BIGINT, claimedAt BIGINT, CONSTRAINT processedEventsBeforeKey PRIMARY KEY (key));
+            CREATE TABLE idempotencyGeneration (since BIGINT NOT NULL);
             CREATE TABLE compactEventLog (
                 key BIGINT NOT NULL, acceptedAt BIGINT NOT NULL, deliveries INTEGER NOT NULL, completedAfter INTEGER, status SMALLINT NOT NULL DEFAULT 0,
                 app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL, counts BYTEA, traceId BYTEA, deliveredList BYTEA

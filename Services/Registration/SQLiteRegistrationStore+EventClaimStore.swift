@@ -16,13 +16,15 @@ extension SQLiteRegistrationStore {
         let added = Mutex<[EventKey]>([])
         do {
             return try await database.write { db in
-                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (key, seenAt, claimed) VALUES (?, ?, 1)")
+                let before = try db.cachedStatement(sql: "SELECT 1 FROM processedEventsBefore WHERE key = ?")
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (key, claimed) VALUES (?, 1)")
                 let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE key = ?")
-                let stored = StoredTime.millis(now)
                 return try self.inFlight.withLock { inFlight in
                     try events.map { event in
                         let key = event.digest
-                        try insert.execute(arguments: [key, stored])
+                        // The older generation holds only processed ids.
+                        if try Bool.fetchOne(before, arguments: [key]) == true { return .processed }
+                        try insert.execute(arguments: [key])
                         if db.changesCount == 0 {
                             let claimed = try Bool.fetchOne(state, arguments: [key]) ?? false
                             if !claimed { return .processed }
@@ -43,11 +45,9 @@ extension SQLiteRegistrationStore {
     public func markProcessed(_ events: [EventKey], at now: Date) async throws {
         try await database.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO processedEvents (key, seenAt, claimed) VALUES (?, ?, 0)
-                ON CONFLICT (key) DO UPDATE SET claimed = 0, seenAt = excluded.seenAt
+                INSERT INTO processedEvents (key, claimed) VALUES (?, 0) ON CONFLICT (key) DO UPDATE SET claimed = 0
                 """)
-            let stored = StoredTime.millis(now)
-            for event in events { try statement.execute(arguments: [event.digest, stored]) }
+            for event in events { try statement.execute(arguments: [event.digest]) }
         }
         await release(events)
     }
@@ -61,7 +61,14 @@ extension SQLiteRegistrationStore {
     /// Whether the event's deliveries were published (a claim in progress does not count).
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
         try await database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE key = ? AND claimed = 0", arguments: [EventKey(app: app, eventId: eventId).digest]) ?? false
+            try Self.isProcessed(db, EventKey(app: app, eventId: eventId))
         }
+    }
+
+    /// Whether either generation has the event processed.
+    static func isProcessed(_ db: Database, _ event: EventKey) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT 1 FROM processedEvents WHERE key = ?1 AND claimed = 0 UNION ALL SELECT 1 FROM processedEventsBefore WHERE key = ?1
+            """, arguments: [event.digest]) ?? false
     }
 }

@@ -127,7 +127,7 @@ extension SQLiteRegistrationStore {
     public func eventStatus(app: String, eventId: String) async throws -> EventStatus? {
         let key = EventKey(app: app, eventId: eventId)
         let status: EventStatus? = try await database.read { db in
-            let resolved = try Bool.fetchOne(db, sql: "SELECT 1 FROM processedEvents WHERE key = ? AND claimed = 0", arguments: [key.digest]) ?? false
+            let resolved = try Self.isProcessed(db, key)
             var deliveries = try Row.fetchAll(db, sql: """
                 SELECT deliveryId, status, reason, providerCode, at, updates FROM outcomes WHERE app = ? AND eventId = ?
                 """, arguments: [app, eventId]).map { row in

@@ -23,15 +23,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         database = try SQLiteDatabase.open(Self.fileName, in: directory, durability: .normal, migrator: Self.migrator)
     }
 
-    /// Forgets processed event ids older than `window`, revocation audit rows older than
-    /// `auditWindow` and delivery outcomes and logged events older than `outcomeWindow`;
-    /// returns how many of each. Then gives the freed pages back to the file system and
+    /// Forgets the older generation of processed event ids once the current one is `window`
+    /// old (`IdempotencyWindow`), revocation audit rows older than `auditWindow` and delivery
+    /// outcomes and logged events older than `outcomeWindow`; returns how many of each. Then gives the freed pages back to the file system and
     /// truncates the WAL, so the files follow what is kept.
     public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
         let counts = try await database.write { db in
             let kept = StoredTime.millis(now.addingTimeInterval(-outcomeWindow))
-            try db.execute(sql: "DELETE FROM processedEvents WHERE seenAt < ?", arguments: [StoredTime.millis(now.addingTimeInterval(-window))])
-            let events = db.changesCount
+            let events = try Self.rotateEventIds(db, now: now, window: window)
             try db.execute(sql: "DELETE FROM revokedTokens WHERE revokedAt < ?", arguments: [now.addingTimeInterval(-auditWindow)])
             let revocations = db.changesCount
             try db.execute(sql: "DELETE FROM outcomes WHERE at < ?", arguments: [now.addingTimeInterval(-outcomeWindow)])
@@ -53,6 +52,28 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
         return counts
+    }
+
+    /// Starts a new generation of event ids when the current one is `window` old: the older
+    /// generation goes (a drop, not a delete of rows), the current one becomes the older,
+    /// carrying claims still in progress into the new one. Returns how many ids went.
+    static func rotateEventIds(_ db: Database, now: Date, window: TimeInterval) throws -> Int {
+        let at = StoredTime.millis(now)
+        guard let since = try Int64.fetchOne(db, sql: "SELECT since FROM idempotencyGeneration") else {
+            try db.execute(sql: "INSERT INTO idempotencyGeneration (since) VALUES (?)", arguments: [at])
+            return 0
+        }
+        guard IdempotencyWindow.isDue(since: since, now: at, window: window) else { return 0 }
+        let forgotten = try Int.fetchOne(db, sql: "SELECT count(*) FROM processedEventsBefore") ?? 0
+        try db.execute(sql: """
+            DROP TABLE processedEventsBefore;
+            ALTER TABLE processedEvents RENAME TO processedEventsBefore;
+            CREATE TABLE processedEvents (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID;
+            INSERT INTO processedEvents (key, claimed) SELECT key, claimed FROM processedEventsBefore WHERE claimed = 1;
+            DELETE FROM processedEventsBefore WHERE claimed = 1;
+            """)
+        try db.execute(sql: "UPDATE idempotencyGeneration SET since = ?", arguments: [at])
+        return forgotten
     }
 
     static var migrator: DatabaseMigrator {
@@ -140,14 +161,17 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         return migrator
     }
 
-    /// Issue 62's schema: the idempotency table keyed by a 16-byte digest, the event log with
+    /// Issue 62's schema: the idempotency table keyed by a 16-byte digest in two generations
+    /// (`IdempotencyWindow`), the event log with
     /// a rowid, integer times and status, a 64-bit lookup key, its delivered deliveries in
     /// one list and no index on its ids; the latest outcome of each device in a table of its
     /// own; delivered outcomes per minute and provider as counters. Existing rows are carried
     /// over, completed events' delivered outcomes into their lists.
     static func compactEvents(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE TABLE eventIds (key BLOB NOT NULL PRIMARY KEY, seenAt INTEGER NOT NULL, claimed INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE eventIds (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE processedEventsBefore (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE idempotencyGeneration (since INTEGER NOT NULL);
             CREATE TABLE compactEventLog (
                 id INTEGER PRIMARY KEY, key INTEGER NOT NULL, app TEXT NOT NULL, eventId TEXT NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL,
                 acceptedAt INTEGER NOT NULL, deliveries INTEGER NOT NULL, counts BLOB, status INTEGER NOT NULL DEFAULT 0, completedAfter INTEGER,
@@ -161,11 +185,10 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             INSERT INTO deviceOutcomes (app, deviceId, eventId, deliveryId, status, providerCode, at)
                 SELECT app, deviceId, eventId, deliveryId, status, providerCode, max(at) FROM outcomes WHERE deviceId IS NOT NULL GROUP BY app, deviceId;
             """)
-        let claim = try db.makeStatement(sql: "INSERT OR IGNORE INTO eventIds (key, seenAt, claimed) VALUES (?, ?, ?)")
-        let processed = try Row.fetchCursor(db, sql: "SELECT app, eventId, processedAt, claimed FROM processedEvents")
+        let claim = try db.makeStatement(sql: "INSERT OR IGNORE INTO eventIds (key, claimed) VALUES (?, ?)")
+        let processed = try Row.fetchCursor(db, sql: "SELECT app, eventId, claimed FROM processedEvents")
         while let row = try processed.next() {
-            let seenAt: Date = row["processedAt"]
-            try claim.execute(arguments: [EventKey(app: row["app"], eventId: row["eventId"]).digest, StoredTime.millis(seenAt), row["claimed"] as Int])
+            try claim.execute(arguments: [EventKey(app: row["app"], eventId: row["eventId"]).digest, row["claimed"] as Int])
         }
         let log = try db.makeStatement(sql: """
             INSERT INTO compactEventLog (key, app, eventId, source, kind, acceptedAt, deliveries, counts, status, completedAfter, traceId)

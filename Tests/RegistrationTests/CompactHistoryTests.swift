@@ -94,29 +94,51 @@ struct CompactHistoryTests {
     }
 
     @Test(arguments: StoreBackend.available)
-    func theIdempotencyWindowAndTheLogsRetentionAreSeparate(_ backend: StoreBackend) async throws {
+    func aRepeatedEventIsRecognisedForAtLeastTheWindowWhateverTheLogKeeps(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let event = EventKey(app: "a", eventId: "e1")
+        let hour: TimeInterval = 3600
+        func prune(at seconds: TimeInterval, window: TimeInterval = hour, retention: TimeInterval = 86_400) async throws -> PruneCounts {
+            try await store.prune(now: Self.t0.addingTimeInterval(seconds), window: window, auditWindow: 86_400, outcomeWindow: retention)
+        }
+        #expect(try await prune(at: 0).events == 0)  // the first generation starts
         #expect(try await store.claim([event], now: Self.t0) == [.claimed])
         try await store.logEvents([Self.logged(deliveries: 0)])
         try await store.markProcessed([event], at: Self.t0)
 
-        // An hour's window inside a day's retention: a copy 59 minutes on is suppressed...
-        try await store.prune(now: Self.t0.addingTimeInterval(3540), window: 3600, auditWindow: 86_400, outcomeWindow: 86_400)
+        // An hour's window inside a day's retention: a copy within the hour is suppressed,
+        // and one just after it (the id is in the older generation now)...
+        #expect(try await prune(at: 3540).events == 0)
         #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3540)) == [.processed])
-        // ...one 61 minutes on is not, and the event is still in the log.
-        let pruned = try await store.prune(now: Self.t0.addingTimeInterval(3660), window: 3600, auditWindow: 86_400, outcomeWindow: 86_400)
+        #expect(try await prune(at: 3600).events == 0)
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3660)) == [.processed])
+        // ...until the next rotation forgets it; the event is still in the log.
+        let pruned = try await prune(at: 7200)
         #expect(pruned.events == 1 && pruned.logged == 0)
         #expect(try await store.events(app: "a", EventQuery()).events.map(\.eventId) == ["e1"])
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3660)) == [.claimed])
-        await store.release([event])
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(7200)) == [.claimed])
 
         // A day's window with an hour's retention: the log forgets the event, the window does not.
-        try await store.markProcessed([event], at: Self.t0.addingTimeInterval(3660))
-        let forgotten = try await store.prune(now: Self.t0.addingTimeInterval(7300), window: 86_400, auditWindow: 86_400, outcomeWindow: 3600)
+        try await store.markProcessed([event], at: Self.t0.addingTimeInterval(7200))
+        let forgotten = try await prune(at: 10_800, window: 86_400, retention: hour)
         #expect(forgotten.logged == 1 && forgotten.events == 0)
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(7300)) == [.processed])
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(10_800)) == [.processed])
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aClaimInProgressWhenTheGenerationTurnsIsStillOneClaim(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let event = EventKey(app: "a", eventId: "e1")
+        try await store.prune(now: Self.t0, window: 60, auditWindow: 60, outcomeWindow: 86_400)
+        #expect(try await store.claim([event], now: Self.t0) == [.claimed])
+        try await store.prune(now: Self.t0.addingTimeInterval(60), window: 60, auditWindow: 60, outcomeWindow: 86_400)
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(61)) == [.inFlight])
+        try await store.markProcessed([event], at: Self.t0.addingTimeInterval(62))
+        #expect(try await store.isProcessed(app: "a", eventId: "e1"))
+        try await store.prune(now: Self.t0.addingTimeInterval(120), window: 60, auditWindow: 60, outcomeWindow: 86_400)
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(121)) == [.processed])
     }
 
     @Test func aDatabaseOfTheFormerSchemaIsCarriedOverWithItsHistory() async throws {

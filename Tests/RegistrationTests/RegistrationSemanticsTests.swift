@@ -175,9 +175,12 @@ struct RegistrationSemanticsTests {
     func pruningForgetsProcessedEventsAfterTheWindow(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await store.markProcessed(app: "a", eventId: "old", at: Date(timeIntervalSince1970: 0))
-        try await store.markProcessed(app: "a", eventId: "new", at: Date(timeIntervalSince1970: 90_000))
-        let pruned = try await store.prune(now: Date(timeIntervalSince1970: 100_000), window: 86_400, auditWindow: 86_400)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.prune(now: t0, window: 86_400, auditWindow: 86_400)
+        try await store.markProcessed(app: "a", eventId: "old", at: t0)
+        #expect(try await store.prune(now: t0.addingTimeInterval(86_400), window: 86_400, auditWindow: 86_400).events == 0)
+        try await store.markProcessed(app: "a", eventId: "new", at: t0.addingTimeInterval(90_000))
+        let pruned = try await store.prune(now: t0.addingTimeInterval(172_800), window: 86_400, auditWindow: 86_400)
         #expect(pruned.events == 1)
         #expect(try await store.isProcessed(app: "a", eventId: "old") == false)
         #expect(try await store.isProcessed(app: "a", eventId: "new") == true)
