@@ -13,7 +13,7 @@ index of Registration's and Preferences' stores grew by, per event and per deliv
   costs once the store runs. On SQLite, which updates rows in place, the two agree.
 
 SQLite is read with `dbstat` (pages in use, through the WAL; the files and the WAL are
-reported beside); PostgreSQL with pg_table_size and pg_relation_size.
+reported beside); PostgreSQL with pg_relation_size (main forks, and TOAST).
 
 Shapes: solo (one device per event), group (20 devices per event).
 """
@@ -51,8 +51,10 @@ def sqlite_sizes(run_dir):
 
 
 def postgres_sizes(url):
-    """{"postgres": {"objects": {name: bytes}}}: every table (with its TOAST) and index."""
-    query = ("SELECT c.relname, CASE WHEN c.relkind = 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END "
+    """{"postgres": {"objects": {name: bytes}}}: every table (with its TOAST) and index, their
+    main forks: the free-space and visibility maps a first VACUUM adds to each table (three
+    pages, whatever its size) are not what an event costs."""
+    query = ("SELECT c.relname, pg_relation_size(c.oid) + CASE WHEN c.reltoastrelid <> 0 THEN pg_total_relation_size(c.reltoastrelid) ELSE 0 END "
              "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
              "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND c.relkind IN ('r', 'i', 'p')")
     output = subprocess.run(["psql", url, "-At", "-F", "\t", "-c", query], check=True, capture_output=True, text=True).stdout
@@ -130,7 +132,8 @@ def main():
     args = parser.parse_args()
     measure = (lambda: postgres_sizes(args.database_url)) if args.database == "postgres" else (lambda: sqlite_sizes(args.run_dir))
     run = f"s{int(time.time()) % 100000000:08d}"
-    vacuum = (lambda: subprocess.run(["psql", args.database_url, "-qAt", "-c", "VACUUM"], check=True)) if args.database == "postgres" else (lambda: None)
+    vacuum = (lambda: subprocess.run(["psql", args.database_url, "-qAt", "-c", "VACUUM"], check=True,
+                                     env={**os.environ, "PGOPTIONS": "-c client_min_messages=error"})) if args.database == "postgres" else (lambda: None)
     results = []
     for shape in args.shapes.split(","):
         ids, per_id = AUDIENCES[shape]

@@ -73,6 +73,40 @@ struct OutcomeRetentionTests {
     }
 }
 
+@Suite("Retention in hours and the idempotency window")
+struct RetentionWindowTests {
+    static func pruner(_ environment: [String: String]) async throws -> RegistrationPruner {
+        let (store, directory) = try await RegistrySamples.store(.sqlite)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try RegistrationPruner.fromEnvironment(environment, store: store, logger: Logger(label: "test"))
+    }
+
+    @Test("HERALD_OUTCOME_RETENTION_HOURS keeps the log for hours, and pruning runs every sixtieth of it")
+    func retentionInHours() async throws {
+        let pruner = try await Self.pruner(["HERALD_OUTCOME_RETENTION_HOURS": "1"])
+        #expect(pruner.outcomeWindow == 3600 && pruner.interval == .seconds(60))
+        #expect(try await Self.pruner([:]).interval == .seconds(24 * 60))  // a sixtieth of the 24-hour window
+    }
+
+    @Test("HERALD_IDEMPOTENCY_WINDOW_HOURS sets how long a repeated event id is recognised, 24 hours unless set")
+    func idempotencyWindow() async throws {
+        #expect(try await Self.pruner([:]).window == 24 * 3600)
+        #expect(try await Self.pruner(["HERALD_IDEMPOTENCY_WINDOW_HOURS": "2"]).window == 2 * 3600)
+    }
+
+    @Test("a bad hour count, or retention given both in days and in hours, names the setting")
+    func badSettings() async throws {
+        for (environment, setting) in [
+            (["HERALD_IDEMPOTENCY_WINDOW_HOURS": "0"], "HERALD_IDEMPOTENCY_WINDOW_HOURS"),
+            (["HERALD_OUTCOME_RETENTION_HOURS": "8761"], "HERALD_OUTCOME_RETENTION_HOURS"),
+            (["HERALD_OUTCOME_RETENTION_HOURS": "2", "HERALD_OUTCOME_RETENTION_DAYS": "2"], "HERALD_OUTCOME_RETENTION_HOURS"),
+        ] {
+            await #expect(throws: ConfigurationError.self) { _ = try await Self.pruner(environment) }
+            do { _ = try await Self.pruner(environment) } catch let error as ConfigurationError { #expect(error.setting == setting) }
+        }
+    }
+}
+
 @Suite("Recording outcomes from the broker", .enabled(if: TestBroker.shouldRun))
 struct OutcomeRecordingStageTests {
     @Test(arguments: StoreBackend.available)
