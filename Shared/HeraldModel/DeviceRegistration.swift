@@ -52,7 +52,9 @@ public struct DeviceRecord: Codable, Sendable, Hashable {
     public var lastSeenAt: Date
     /// The device's latest delivery outcome (in a list of devices, and alone).
     public var lastOutcome: DeviceOutcome?
-    /// Its latest outcomes, most recent first: only when the device is asked for alone.
+    /// Its latest outcome and its outcomes that were not delivered (delivered ones are kept
+    /// in their events' rows, not per device), most recent first: only when the device is
+    /// asked for alone.
     public var recentOutcomes: [DeviceOutcome]?
 
     public init(registration: DeviceRegistration, createdAt: Date, updatedAt: Date, lastSeenAt: Date, lastOutcome: DeviceOutcome? = nil) {
