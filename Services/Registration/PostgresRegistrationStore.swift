@@ -64,6 +64,33 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
     }
 
+    public func storedBytes() async throws -> Int {
+        var total = 0
+        for size in try await database.query("""
+            SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind = 'r'
+            """, logger: logger).decode(Int64.self) { total = Int(size) }
+        return total
+    }
+
+    /// The oldest accepted time, app by app through eventLogByTime (never a scan).
+    public func oldestAcceptedAt() async throws -> Date? {
+        var oldest: Int64?
+        var app: String? = nil
+        repeat {
+            var next: String?
+            for try value in try await database.query("SELECT min(app) FROM eventLog WHERE \(app)::text IS NULL OR app > \(app)", logger: logger)
+                .decode(String?.self) { next = value }
+            app = next
+            if let current = app {
+                for try first in try await database.query("SELECT min(acceptedAt) FROM eventLog WHERE app = \(current)", logger: logger).decode(Int64?.self) {
+                    if let first { oldest = min(oldest ?? first, first) }
+                }
+            }
+        } while app != nil
+        return oldest.map(StoredTime.date)
+    }
+
     /// Starts a new generation of event ids when the current one is `window` old
     /// (`IdempotencyWindow`): the older generation is dropped whole, the current one renamed
     /// in its place with claims still in progress carried into the new one, in one

@@ -16,6 +16,10 @@ public protocol RegistrationStore: DeviceStore, AudienceStore, SponseeStore, Eve
     /// `auditWindow`, and delivery outcomes and logged events older than `outcomeWindow`;
     /// returns how many of each.
     func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts
+    /// What the store takes: SQLite's pages in use, PostgreSQL's tables with their indexes.
+    func storedBytes() async throws -> Int
+    /// When the oldest logged event was accepted; nil with none logged.
+    func oldestAcceptedAt() async throws -> Date?
 }
 
 /// How many rows a prune removed, by kind.

@@ -54,6 +54,29 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         return counts
     }
 
+    public func storedBytes() async throws -> Int {
+        try await database.read { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            return (pages - free) * (try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+        }
+    }
+
+    /// The oldest accepted time, app by app through eventLogByTime (never a scan).
+    public func oldestAcceptedAt() async throws -> Date? {
+        try await database.read { db in
+            var oldest: Int64?
+            var app = try String.fetchOne(db, sql: "SELECT min(app) FROM eventLog")
+            while let current = app {
+                if let first = try Int64.fetchOne(db, sql: "SELECT min(acceptedAt) FROM eventLog WHERE app = ?", arguments: [current]) {
+                    oldest = min(oldest ?? first, first)
+                }
+                app = try String.fetchOne(db, sql: "SELECT min(app) FROM eventLog WHERE app > ?", arguments: [current])
+            }
+            return oldest.map(StoredTime.date)
+        }
+    }
+
     /// Starts a new generation of event ids when the current one is `window` old: the older
     /// generation goes (a drop, not a delete of rows), the current one becomes the older,
     /// carrying claims still in progress into the new one. Returns how many ids went.
