@@ -422,13 +422,33 @@ def soak_faults():
     return [("postgres-restart" if POSTGRES_DIR and name == "disk-full" else name) for name in SOAK_FAULTS]
 
 
+def store_bytes():
+    """What Registration's store takes now, {part: bytes}: on SQLite its file and WAL, on
+    PostgreSQL its schema's tables with their indexes and TOAST. None parts it cannot read."""
+    if POSTGRES_DIR:
+        url = os.environ.get("HERALD_DATABASE_URL", "")
+        query = ("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                 "WHERE n.nspname = 'registration' AND c.relkind = 'r'")
+        environment = {**os.environ, "PGSSLROOTCERT": os.environ.get("HERALD_DATABASE_CA_FILE", "")}
+        try:
+            output = subprocess.run(["psql", url, "-At", "-c", query], capture_output=True, text=True, timeout=30, env=environment, check=True)
+            return {"postgres": int(output.stdout.strip())}
+        except (subprocess.SubprocessError, ValueError):
+            return {"postgres": None}
+    path = os.path.join(DATA_DIR or os.path.join(RUN_DIR, "data"), "herald-registration", "registration.sqlite")
+    return {name: (os.path.getsize(path + suffix) if os.path.exists(path + suffix) else None)
+            for name, suffix in (("sqlite", ""), ("wal", "-wal"))}
+
+
 def run_soak(args, base, run):
     """RATE events/s for SOAK seconds, a quarter each to FCM, Push Kit, APNs and webhook
     devices, with a fault every FAULT_EVERY seconds (SOAK_FAULTS in turn, the first half an
     interval in); each process's resident memory and the deliveries so far every minute.
     Then it waits for every accepted event to arrive, and reports accepted, lost, pushed
     twice, the longest wait, and each process's memory growth after its first ten minutes
-    (or after its restart, for a process a fault restarted later)."""
+    (or after its restart, for a process a fault restarted later). Registration's store size
+    is sampled with the memory (with HERALD_OUTCOME_RETENTION_HOURS set, issue 62's soak: the
+    size must hold still once the first retention period has passed)."""
     loads = [LOADS[name] for name in ("fcm", "hms", "apns", "webhook")]
     dead_before = dead_letters(args)
     started = time.time()
@@ -466,7 +486,7 @@ def run_soak(args, base, run):
             except Exception as error:  # a process between its kill and its restart
                 sizes, anonymous, delivered = {"error": str(error)}, {}, None
             memory.append({"t": round(time.time() - started, 1), "delivered": delivered, "residentMiB": sizes,
-                           "anonymousMiB": anonymous})
+                           "anonymousMiB": anonymous, "storeBytes": store_bytes()})
             if stop.wait(60):
                 return
 
@@ -516,6 +536,8 @@ def run_soak(args, base, run):
                             **({"anonymousGrowthMiB": round(anonymous[-1] - anonymous[0], 1)} if len(anonymous) >= 2 else {})}
     return {
         "scenario": "soak", "run": run, "rate": args.rate, "seconds": args.soak, "faultEvery": args.fault_every,
+        "retention": " ".join(f"{key}={os.environ[key]}" for key in ("HERALD_OUTCOME_RETENTION_HOURS", "HERALD_OUTCOME_RETENTION_DAYS",
+                                                                     "HERALD_IDEMPOTENCY_WINDOW_HOURS") if os.environ.get(key)) or None,
         "loads": {f"{load.platform} ({load.app})": {"accepted": accepted_by_load[load.platform],
                                                    "delivered": len(receipts_by_load[load.platform]),
                                                    "duplicates": sum(len(times) - 1 for times in receipts_by_load[load.platform].values())}

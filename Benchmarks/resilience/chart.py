@@ -23,7 +23,11 @@ for result in document["scenarios"]:
     if "skipped" in result:
         continue
     if name == "soak":
-        figure, (resident, rate) = plt.subplots(1, 2, figsize=(13, 4))
+        sized = [sample for sample in result["memory"] if sample.get("storeBytes")]
+        if sized:
+            figure, (resident, rate, store) = plt.subplots(1, 3, figsize=(19, 4))
+        else:
+            figure, (resident, rate) = plt.subplots(1, 2, figsize=(13, 4))
         series = [sample for sample in result["memory"] if "error" not in sample["residentMiB"]]
         # The sandbox is the test double: it keeps every push it received, so it grows by design
         # and would flatten Herald's own lines; its figures stay in the JSON.
@@ -40,7 +44,16 @@ for result in document["scenarios"]:
         rate.plot([p[0] for p in per_minute], [p[1] for p in per_minute], color="tab:green")
         rate.set_title(f"soak: provider pushes/s at the sandbox\n(accepted {result['accepted']:,}, counted short {result['lost']}, "
                        f"pushed twice {result['duplicates']}, dead-lettered {result['deadLettered']})", fontsize=9)
-        for axis in (resident, rate):
+        axes = [resident, rate]
+        if sized:
+            for part in sorted({part for sample in sized for part in sample["storeBytes"]}):
+                points = [(sample["t"] / 60, sample["storeBytes"][part] / 2**20) for sample in sized if sample["storeBytes"].get(part) is not None]
+                store.plot([p[0] for p in points], [p[1] for p in points], label=part)
+            store.set_ylabel("MiB")
+            store.legend(fontsize=7)
+            store.set_title(f"soak: Registration's store each minute\n(retention {result.get('retention') or 'default'})", fontsize=9)
+            axes.append(store)
+        for axis in axes:
             for fault in result["faults"]:
                 axis.axvline(fault["fromSecond"] / 60, color="tab:red", alpha=0.3)
             axis.set_xlabel("minutes (a red line: a fault)")

@@ -10,7 +10,7 @@ extension SQLiteRegistrationStore {
     public func logEvents(_ events: [LoggedEvent]) async throws {
         guard !events.isEmpty else { return }
         try await database.write { db in
-            let existing = try db.cachedStatement(sql: "SELECT id FROM eventLog WHERE key = ? AND app = ? AND eventId = ?")
+            let existing = try db.cachedStatement(sql: "SELECT id FROM eventLog INDEXED BY eventLogByKey WHERE key = ? AND app = ? AND eventId = ?")
             let update = try db.cachedStatement(sql: "UPDATE eventLog SET deliveries = ?, traceId = coalesce(traceId, ?) WHERE id = ?")
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO eventLog (key, app, eventId, source, kind, acceptedAt, deliveries, traceId) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -33,7 +33,8 @@ extension SQLiteRegistrationStore {
     public func events(app: String, _ query: EventQuery) async throws -> EventPage {
         let cursor = try query.cursor.map(PageCursor.init(encoded:))
         return try await database.read { db in
-            var conditions = ["app = ?"]
+            // With an id, the event's key finds it (the app's index would read all its events).
+            var conditions = [query.eventId == nil ? "app = ?" : "+app = ?"]
             var arguments: [(any DatabaseValueConvertible)?] = [app]
             if let eventId = query.eventId {
                 conditions.append("key = ? AND eventId = ?")

@@ -66,11 +66,14 @@ extension SQLiteRegistrationStore {
         }
     }
 
+    /// An event's log row by its key, app and id.
+    static let loggedEventSQL = """
+        SELECT id, source, kind, acceptedAt, deliveries, completedAfter, deliveredList FROM eventLog INDEXED BY eventLogByKey WHERE key = ? AND app = ? AND eventId = ?
+        """
+
     /// The log rows of `events` (those logged).
     static func loggedRows(_ db: Database, _ events: [EventKey]) throws -> [EventKey: LoggedEventRow] {
-        let statement = try db.cachedStatement(sql: """
-            SELECT id, source, kind, acceptedAt, deliveries, completedAfter, deliveredList FROM eventLog WHERE key = ? AND app = ? AND eventId = ?
-            """)
+        let statement = try db.cachedStatement(sql: loggedEventSQL)
         var rows: [EventKey: LoggedEventRow] = [:]
         for event in events {
             guard let row = try Row.fetchOne(statement, arguments: [event.logKey, event.app, event.eventId]) else { continue }
@@ -136,7 +139,7 @@ extension SQLiteRegistrationStore {
                     providerCode: row["providerCode"], at: row["at"], updates: row["updates"])
             }
             if let row = try Row.fetchOne(db, sql: """
-                SELECT acceptedAt, deliveredList FROM eventLog WHERE key = ? AND app = ? AND eventId = ? AND deliveredList IS NOT NULL
+                SELECT acceptedAt, deliveredList FROM eventLog INDEXED BY eventLogByKey WHERE key = ? AND app = ? AND eventId = ? AND deliveredList IS NOT NULL
                 """, arguments: [key.logKey, app, eventId]) {
                 deliveries += DeliveredList(row["deliveredList"]).statuses(acceptedAt: StoredTime.date(row["acceptedAt"]))
             }

@@ -47,7 +47,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             }
             return PruneCounts(events: events, revocations: revocations, outcomes: outcomes, logged: logged)
         }
-        try await database.writeWithoutTransaction { db in
+        // Best effort: a checkpoint that readers keep from finishing is done by a later one.
+        try? await database.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA incremental_vacuum")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }

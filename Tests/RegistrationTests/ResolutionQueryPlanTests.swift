@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldModel
 @testable import Registration
 import Testing
 
@@ -33,5 +34,18 @@ struct ResolutionQueryPlanTests {
                 .map { $0["detail"] as String }.joined(separator: "; ")
         }
         #expect(plan.contains("app=? AND deviceId=?") && plan.contains("app=? AND token=?"), "\(plan)")
+    }
+
+    @Test func anEventIsFoundInTheLogThroughItsKeyNotAScanOfTheAppsEvents() async throws {
+        let directory = RegistrySamples.temporaryDirectory()
+        let store = try SQLiteRegistrationStore(directory: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await store.logEvents((0..<50).map { LoggedEvent(app: "demo", eventId: "e\($0)", source: "api", kind: "k", acceptedAt: Date(), deliveries: 1) })
+        let event = EventKey(app: "demo", eventId: "e1")
+        let plan = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteRegistrationStore.loggedEventSQL, arguments: [event.logKey, "demo", "e1"])
+                .map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("eventLogByKey (key=?)"), "\(plan)")
     }
 }
