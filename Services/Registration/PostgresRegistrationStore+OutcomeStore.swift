@@ -34,8 +34,8 @@ extension PostgresRegistrationStore {
             }
             // The rows of deliveries about to be listed go; their updates carry over.
             func listable(_ outcome: Outcome) -> Bool {
-                guard outcome.status == .delivered, let row = logged[EventKey(app: outcome.app, eventId: outcome.eventId)] else { return false }
-                return DeliveredList.fits(outcome.deliveryId, at: outcome.at, acceptedAt: StoredTime.date(row.acceptedAt))
+                guard let row = logged[EventKey(app: outcome.app, eventId: outcome.eventId)] else { return false }
+                return LoggedEventRow.isListable(outcome, acceptedAt: row.acceptedAt)
             }
             let moving = Array(Set(outcomes.filter(listable).map { [$0.app, $0.deliveryId] })).sorted { $0.lexicographicallyPrecedes($1) }
             var earlier: [[String]: Int] = [:]
@@ -53,18 +53,16 @@ extension PostgresRegistrationStore {
             for outcome in outcomes {
                 let event = EventKey(app: outcome.app, eventId: outcome.eventId)
                 if var row = logged[event] {
-                    let acceptedAt = StoredTime.date(row.acceptedAt)
-                    if row.list.countCopy(of: outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
-                        logged[event] = row
-                        continue
-                    }
-                    if listable(outcome) {
+                    let disposition = row.dispose(outcome)
+                    if disposition == .listed {
                         // Outcomes of this delivery earlier in the batch count as its updates.
                         let before = rows.count
                         rows.removeAll { $0.app == outcome.app && $0.deliveryId == outcome.deliveryId }
-                        let updates = (earlier.removeValue(forKey: [outcome.app, outcome.deliveryId]) ?? 0) + before - rows.count + 1
-                        _ = row.list.append(outcome.deliveryId, at: outcome.at, updates: updates, acceptedAt: acceptedAt)
-                        logged[event] = row
+                        row.listDelivered(outcome, updates: (earlier.removeValue(forKey: [outcome.app, outcome.deliveryId]) ?? 0) + before - rows.count + 1)
+                    }
+                    logged[event] = row
+                    if disposition == .copy { continue }
+                    if disposition == .listed {
                         delivered.add(app: outcome.app, at: outcome.at, platform: outcome.platform?.rawValue)
                         devices.append(outcome)
                         continue

@@ -37,15 +37,13 @@ extension SQLiteRegistrationStore {
             for outcome in outcomes {
                 let event = EventKey(app: outcome.app, eventId: outcome.eventId)
                 if var row = logged[event] {
-                    let acceptedAt = StoredTime.date(row.acceptedAt)
-                    if row.list.countCopy(of: outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
-                        logged[event] = row
-                        continue
+                    let disposition = row.dispose(outcome)
+                    if disposition == .listed {
+                        row.listDelivered(outcome, updates: (try Int.fetchAll(earlier, arguments: [outcome.app, outcome.deliveryId]).first ?? 0) + 1)
                     }
-                    if outcome.status == .delivered, DeliveredList.fits(outcome.deliveryId, at: outcome.at, acceptedAt: acceptedAt) {
-                        let updates = try Int.fetchAll(earlier, arguments: [outcome.app, outcome.deliveryId]).first ?? 0
-                        _ = row.list.append(outcome.deliveryId, at: outcome.at, updates: updates + 1, acceptedAt: acceptedAt)
-                        logged[event] = row
+                    logged[event] = row
+                    if disposition == .copy { continue }
+                    if disposition == .listed {
                         delivered.add(app: outcome.app, at: outcome.at, platform: outcome.platform?.rawValue)
                         if let deviceId = outcome.deviceId {
                             try device.execute(arguments: [outcome.app, deviceId, outcome.eventId, outcome.deliveryId, outcome.status.rawValue, outcome.providerCode, outcome.at])
