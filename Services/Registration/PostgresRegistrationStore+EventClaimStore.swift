@@ -49,17 +49,18 @@ extension PostgresRegistrationStore {
         let at = StoredTime.millis(now)
         let logger = logger
         let instance = instance
-        // One transaction: the older generation, read first, cannot be rotated away before
+        // One transaction: the older generations, read first, cannot be rotated away before
         // the insert into the current one (a rotation waits for the locks both statements take).
         let processedBefore = try await database.withTransaction { db in
             var before = Set<UUID>()
-            for key in try await db.run("SELECT key FROM processedEventsBefore WHERE key = ANY(\(events.map(\.uuid))::uuid[])", logger: logger).decode(UUID.self) {
+            let keys = events.map(\.uuid)
+            for key in try await db.run(PostgresQuery(unsafeSQL: IdempotencyWindow.olderLookup("= ANY($1::uuid[])"), binds: try binds(keys)), logger: logger).decode(UUID.self) {
                 before.insert(key)
             }
-            let keys = events.map(\.uuid).filter { !before.contains($0) }
-            guard !keys.isEmpty else { return before }
+            let fresh = keys.filter { !before.contains($0) }
+            guard !fresh.isEmpty else { return before }
             let rows = try await db.run("""
-                WITH input AS (SELECT * FROM unnest(\(keys)::uuid[]) AS t(key)),
+                WITH input AS (SELECT * FROM unnest(\(fresh)::uuid[]) AS t(key)),
                 inserted AS (
                     INSERT INTO processedEvents (key, claimedBy, claimedAt)
                     SELECT key, \(instance), \(at) FROM input
@@ -97,10 +98,10 @@ extension PostgresRegistrationStore {
     func heldHere(_ events: [EventKey], now: Date) async throws -> [EventKey: EventClaim] {
         var decided = Dictionary(uniqueKeysWithValues: events.map { ($0, EventClaim.inFlight) })
         let byKey = Dictionary(events.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
-        let rows = try await database.query("""
-            SELECT key, claimedBy, claimedAt FROM processedEvents WHERE key = ANY(\(Array(byKey.keys))::uuid[])
-            UNION ALL SELECT key, NULL, NULL FROM processedEventsBefore WHERE key = ANY(\(Array(byKey.keys))::uuid[])
-            """, logger: logger)
+        let rows = try await database.query(PostgresQuery(unsafeSQL: """
+            SELECT key, claimedBy, claimedAt FROM processedEvents WHERE key = ANY($1::uuid[])
+            UNION ALL SELECT key, NULL, NULL FROM (\(IdempotencyWindow.olderLookup("= ANY($1::uuid[])"))) older
+            """, binds: try binds(Array(byKey.keys))), logger: logger)
         for (key, holder, claimedAt) in try rows.decode((UUID, Int64?, Int64?).self) {
             guard let event = byKey[key] else { continue }
             if holder == nil {
@@ -158,12 +159,18 @@ extension PostgresRegistrationStore {
     }
 
     public func isProcessed(app: String, eventId: String) async throws -> Bool {
-        let rows = try await database.query(
-            """
-            SELECT 1 FROM processedEvents WHERE key = \(EventKey(app: app, eventId: eventId).uuid) AND claimedBy IS NULL
-            UNION ALL SELECT 1 FROM processedEventsBefore WHERE key = \(EventKey(app: app, eventId: eventId).uuid)
-            """, logger: logger)
+        let rows = try await database.query(PostgresQuery(unsafeSQL: """
+            SELECT 1 FROM processedEvents WHERE key = $1 AND claimedBy IS NULL
+            UNION ALL SELECT 1 FROM (\(IdempotencyWindow.olderLookup("= $1"))) older
+            """, binds: try binds(EventKey(app: app, eventId: eventId).uuid)), logger: logger)
         for _ in try rows.decode(Int.self) { return true }
         return false
+    }
+
+    /// One value bound as a statement's first parameter.
+    func binds(_ value: some PostgresEncodable & Sendable) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        try bindings.append(value)
+        return bindings
     }
 }

@@ -91,10 +91,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return oldest.map(StoredTime.date)
     }
 
-    /// Starts a new generation of event ids when the current one is `window` old
-    /// (`IdempotencyWindow`): the older generation is dropped whole, the current one renamed
-    /// in its place with claims still in progress carried into the new one, in one
-    /// transaction that waits for the claims reading either. Returns how many ids went.
+    /// Starts a new generation of event ids when the current one is an `older`th of `window`
+    /// old (`IdempotencyWindow`): the oldest generation is dropped whole, the others renamed
+    /// one place down, claims still in progress carried into the new current one, in one
+    /// transaction that waits for the claims reading any. Returns how many ids went.
     func rotateEventIds(now: Date, window: TimeInterval) async throws -> Int {
         let at = StoredTime.millis(now)
         let logger = logger
@@ -106,15 +106,18 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 return 0
             }
             guard IdempotencyWindow.isDue(since: since, now: at, window: window) else { return 0 }
+            let oldest = IdempotencyWindow.table(IdempotencyWindow.older), newest = IdempotencyWindow.table(1)
             var forgotten = 0
-            for count in try await db.run("SELECT count(*) FROM processedEventsBefore", logger: logger).decode(Int.self) { forgotten = count }
+            for count in try await db.run("SELECT count(*) FROM \(unescaped: oldest)", logger: logger).decode(Int.self) { forgotten = count }
+            try await db.run("DROP TABLE \(unescaped: oldest)", logger: logger)
+            for (from, to) in IdempotencyWindow.renames {
+                try await db.run("ALTER TABLE \(unescaped: from) RENAME TO \(unescaped: to)", logger: logger)
+                try await db.run("ALTER INDEX \(unescaped: from)Key RENAME TO \(unescaped: to)Key", logger: logger)
+            }
             for statement: PostgresQuery in [
-                "DROP TABLE processedEventsBefore",
-                "ALTER TABLE processedEvents RENAME TO processedEventsBefore",
-                "ALTER INDEX processedEventsKey RENAME TO processedEventsBeforeKey",
                 "CREATE TABLE processedEvents (key UUID NOT NULL, claimedBy BIGINT, claimedAt BIGINT, CONSTRAINT processedEventsKey PRIMARY KEY (key))",
-                "INSERT INTO processedEvents SELECT key, claimedBy, claimedAt FROM processedEventsBefore WHERE claimedBy IS NOT NULL",
-                "DELETE FROM processedEventsBefore WHERE claimedBy IS NOT NULL",
+                "INSERT INTO processedEvents SELECT key, claimedBy, claimedAt FROM \(unescaped: newest) WHERE claimedBy IS NOT NULL",
+                "DELETE FROM \(unescaped: newest) WHERE claimedBy IS NOT NULL",
                 "UPDATE idempotencyGeneration SET since = \(at)",
             ] {
                 try await db.run(statement, logger: logger)
@@ -231,5 +234,12 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 WHERE deviceId IS NOT NULL ORDER BY app, deviceId, at DESC;
             CREATE TABLE deliveredPerMinute (app TEXT NOT NULL, minute BIGINT NOT NULL, platform TEXT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (app, minute, platform))
             """),
+        // Event ids in generations of an eighth of the window each (`IdempotencyWindow`).
+        .init("v6: event ids in generations of an eighth of the window", """
+            ALTER TABLE processedEventsBefore RENAME TO processedEventsBefore1;
+            ALTER INDEX processedEventsBeforeKey RENAME TO processedEventsBefore1Key;
+            """ + (2...8).map { age in
+                "CREATE TABLE processedEventsBefore\(age) (key UUID NOT NULL, claimedBy BIGINT, claimedAt BIGINT, CONSTRAINT processedEventsBefore\(age)Key PRIMARY KEY (key));"
+            }.joined(separator: "\n")),
     ]
 }

@@ -16,13 +16,13 @@ extension SQLiteRegistrationStore {
         let added = Mutex<[EventKey]>([])
         do {
             return try await database.write { db in
-                let before = try db.cachedStatement(sql: "SELECT 1 FROM processedEventsBefore WHERE key = ?")
+                let before = try db.cachedStatement(sql: "SELECT 1 FROM (\(IdempotencyWindow.olderLookup("= ?1"))) LIMIT 1")
                 let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO processedEvents (key, claimed) VALUES (?, 1)")
                 let state = try db.cachedStatement(sql: "SELECT claimed FROM processedEvents WHERE key = ?")
                 return try self.inFlight.withLock { inFlight in
                     try events.map { event in
                         let key = event.digest
-                        // The older generation holds only processed ids.
+                        // Older generations hold only processed ids.
                         if try Bool.fetchOne(before, arguments: [key]) == true { return .processed }
                         try insert.execute(arguments: [key])
                         if db.changesCount == 0 {
@@ -65,10 +65,10 @@ extension SQLiteRegistrationStore {
         }
     }
 
-    /// Whether either generation has the event processed.
+    /// Whether any generation has the event processed.
     static func isProcessed(_ db: Database, _ event: EventKey) throws -> Bool {
         try Bool.fetchOne(db, sql: """
-            SELECT 1 FROM processedEvents WHERE key = ?1 AND claimed = 0 UNION ALL SELECT 1 FROM processedEventsBefore WHERE key = ?1
+            SELECT 1 FROM processedEvents WHERE key = ?1 AND claimed = 0 UNION ALL SELECT 1 FROM (\(IdempotencyWindow.olderLookup("= ?1"))) LIMIT 1
             """, arguments: [event.digest]) ?? false
     }
 }

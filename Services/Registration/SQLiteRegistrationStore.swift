@@ -23,8 +23,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         database = try SQLiteDatabase.open(Self.fileName, in: directory, durability: .normal, migrator: Self.migrator)
     }
 
-    /// Forgets the older generation of processed event ids once the current one is `window`
-    /// old (`IdempotencyWindow`), revocation audit rows older than `auditWindow` and delivery
+    /// Forgets the oldest generation of processed event ids once the current one is an
+    /// eighth of `window` old (`IdempotencyWindow`), revocation audit rows older than `auditWindow` and delivery
     /// outcomes and logged events older than `outcomeWindow`; returns how many of each. Then gives the freed pages back to the file system and
     /// truncates the WAL, so the files follow what is kept.
     public func prune(now: Date, window: TimeInterval, auditWindow: TimeInterval, outcomeWindow: TimeInterval) async throws -> PruneCounts {
@@ -78,9 +78,10 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    /// Starts a new generation of event ids when the current one is `window` old: the older
-    /// generation goes (a drop, not a delete of rows), the current one becomes the older,
-    /// carrying claims still in progress into the new one. Returns how many ids went.
+    /// Starts a new generation of event ids when the current one is an `older`th of `window`
+    /// old (`IdempotencyWindow`): the oldest generation goes (a drop, not a delete of rows),
+    /// the others move one place down, carrying claims still in progress into the new
+    /// current one. Returns how many ids went.
     static func rotateEventIds(_ db: Database, now: Date, window: TimeInterval) throws -> Int {
         let at = StoredTime.millis(now)
         guard let since = try Int64.fetchOne(db, sql: "SELECT since FROM idempotencyGeneration") else {
@@ -88,13 +89,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             return 0
         }
         guard IdempotencyWindow.isDue(since: since, now: at, window: window) else { return 0 }
-        let forgotten = try Int.fetchOne(db, sql: "SELECT count(*) FROM processedEventsBefore") ?? 0
+        let oldest = IdempotencyWindow.table(IdempotencyWindow.older), newest = IdempotencyWindow.table(1)
+        let forgotten = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(oldest)") ?? 0
+        try db.execute(sql: "DROP TABLE \(oldest)")
+        for (from, to) in IdempotencyWindow.renames { try db.execute(sql: "ALTER TABLE \(from) RENAME TO \(to)") }
         try db.execute(sql: """
-            DROP TABLE processedEventsBefore;
-            ALTER TABLE processedEvents RENAME TO processedEventsBefore;
             CREATE TABLE processedEvents (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID;
-            INSERT INTO processedEvents (key, claimed) SELECT key, claimed FROM processedEventsBefore WHERE claimed = 1;
-            DELETE FROM processedEventsBefore WHERE claimed = 1;
+            INSERT INTO processedEvents (key, claimed) SELECT key, claimed FROM \(newest) WHERE claimed = 1;
+            DELETE FROM \(newest) WHERE claimed = 1;
             """)
         try db.execute(sql: "UPDATE idempotencyGeneration SET since = ?", arguments: [at])
         return forgotten
@@ -182,11 +184,17 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         migrator.registerMigration("v8: compact events: hashed idempotency keys, integer times, delivered deliveries in their event's row") { db in
             try Self.compactEvents(db)
         }
+        migrator.registerMigration("v9: event ids in generations of an eighth of the window") { db in
+            try db.execute(sql: "ALTER TABLE processedEventsBefore RENAME TO \(IdempotencyWindow.table(1))")
+            for age in 2...8 {
+                try db.execute(sql: "CREATE TABLE \(IdempotencyWindow.table(age)) (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID")
+            }
+        }
         return migrator
     }
 
     /// Issue 62's schema: the idempotency table keyed by a 16-byte digest in two generations
-    /// (`IdempotencyWindow`), the event log with
+    /// (more since v9: `IdempotencyWindow`), the event log with
     /// a rowid, integer times and status, a 64-bit lookup key, its delivered deliveries in
     /// one list and no index on its ids; the latest outcome of each device in a table of its
     /// own; delivered outcomes per minute and provider as counters. Existing rows are carried

@@ -108,22 +108,42 @@ struct CompactHistoryTests {
         try await store.markProcessed([event], at: Self.t0)
 
         // An hour's window inside a day's retention: a copy within the hour is suppressed,
-        // and one just after it (the id is in the older generation now)...
-        #expect(try await prune(at: 3540).events == 0)
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3540)) == [.processed])
-        #expect(try await prune(at: 3600).events == 0)
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3660)) == [.processed])
-        // ...until the next rotation forgets it; the event is still in the log.
-        let pruned = try await prune(at: 7200)
+        // through the eight turns of its generations (every 450 s)...
+        for turn in 1...8 {
+            #expect(try await prune(at: 450 * Double(turn)).events == 0)
+        }
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(3599)) == [.processed])
+        // ...until the ninth turn forgets it, an eighth of the window later; the event is
+        // still in the log.
+        let pruned = try await prune(at: 4050)
         #expect(pruned.events == 1 && pruned.logged == 0)
         #expect(try await store.events(app: "a", EventQuery()).events.map(\.eventId) == ["e1"])
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(7200)) == [.claimed])
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(4050)) == [.claimed])
 
         // A day's window with an hour's retention: the log forgets the event, the window does not.
-        try await store.markProcessed([event], at: Self.t0.addingTimeInterval(7200))
-        let forgotten = try await prune(at: 10_800, window: 86_400, retention: hour)
+        try await store.markProcessed([event], at: Self.t0.addingTimeInterval(4050))
+        let forgotten = try await prune(at: 7650, window: 86_400, retention: hour)
         #expect(forgotten.logged == 1 && forgotten.events == 0)
-        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(10_800)) == [.processed])
+        #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(7650)) == [.processed])
+    }
+
+    /// What a turn frees is an eighth of the window's ids, so the store's size holds steady
+    /// instead of dropping and refilling a whole window's worth.
+    @Test(arguments: StoreBackend.available)
+    func eachTurnForgetsOnlyTheIdsOfAnEighthOfTheWindow(_ backend: StoreBackend) async throws {
+        let (store, directory) = try await S.store(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let generation: TimeInterval = 450
+        try await store.prune(now: Self.t0, window: 3600, auditWindow: 86_400, outcomeWindow: 86_400)
+        var forgotten: [Int] = []
+        for turn in 1...12 {
+            try await store.markProcessed(app: "a", eventId: "e\(turn)", at: Self.t0.addingTimeInterval(generation * Double(turn) - 1))
+            forgotten.append(try await store.prune(now: Self.t0.addingTimeInterval(generation * Double(turn)), window: 3600, auditWindow: 86_400, outcomeWindow: 86_400).events)
+        }
+        #expect(forgotten == [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1])
+        var recognised: [Bool] = []
+        for turn in 1...12 { recognised.append(try await store.isProcessed(app: "a", eventId: "e\(turn)")) }
+        #expect(recognised == (1...12).map { $0 > 4 })
     }
 
     @Test(arguments: StoreBackend.available)
@@ -175,5 +195,22 @@ struct CompactHistoryTests {
         #expect(try await store.recentOutcomes(app: "a", deviceId: "p1", limit: 5).map(\.status) == [.delivered])
         let stats = try await store.stats(app: "a", since: Self.t0, until: Self.t0.addingTimeInterval(60))
         #expect(stats.totals.delivered == 1 && stats.totals.failed == 1 && stats.totals.accepted == 2)
+    }
+
+    @Test func idsOfTheFormerOlderGenerationAreStillRecognisedAfterTheUpgrade() async throws {
+        let directory = S.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(SQLiteRegistrationStore.fileName).path
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try SQLiteRegistrationStore.migrator.migrate(old, upTo: "v8: compact events: hashed idempotency keys, integer times, delivered deliveries in their event's row")
+            try await old.write { db in
+                try db.execute(sql: "INSERT INTO processedEventsBefore (key, claimed) VALUES (?, 0)", arguments: [EventKey(app: "a", eventId: "e1").digest])
+            }
+            try old.close()
+        }
+        let store = try SQLiteRegistrationStore(directory: directory)
+        #expect(try await store.claim([EventKey(app: "a", eventId: "e1"), EventKey(app: "a", eventId: "e2")]) == [.processed, .claimed])
     }
 }

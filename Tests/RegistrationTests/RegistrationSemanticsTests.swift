@@ -176,11 +176,15 @@ struct RegistrationSemanticsTests {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let generation: TimeInterval = 86_400 / 8
         try await store.prune(now: t0, window: 86_400, auditWindow: 86_400)
         try await store.markProcessed(app: "a", eventId: "old", at: t0)
-        #expect(try await store.prune(now: t0.addingTimeInterval(86_400), window: 86_400, auditWindow: 86_400).events == 0)
+        for turn in 1...8 {
+            #expect(try await store.prune(now: t0.addingTimeInterval(generation * Double(turn)), window: 86_400, auditWindow: 86_400).events == 0)
+        }
+        #expect(try await store.isProcessed(app: "a", eventId: "old") == true)
         try await store.markProcessed(app: "a", eventId: "new", at: t0.addingTimeInterval(90_000))
-        let pruned = try await store.prune(now: t0.addingTimeInterval(172_800), window: 86_400, auditWindow: 86_400)
+        let pruned = try await store.prune(now: t0.addingTimeInterval(generation * 9), window: 86_400, auditWindow: 86_400)
         #expect(pruned.events == 1)
         #expect(try await store.isProcessed(app: "a", eventId: "old") == false)
         #expect(try await store.isProcessed(app: "a", eventId: "new") == true)
