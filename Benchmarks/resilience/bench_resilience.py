@@ -440,6 +440,28 @@ def store_bytes():
             for name, suffix in (("sqlite", ""), ("wal", "-wal"))}
 
 
+def store_steadiness(memory):
+    """Registration's store once the first retention period has passed (issue 62's soak, with
+    HERALD_OUTCOME_RETENTION_HOURS set): per part, and for all parts together, its size at the
+    first sample after that period, the least and most after it, and the largest change from
+    the first in percent (the soak asks for at most 10). None without an hourly retention."""
+    hours = os.environ.get("HERALD_OUTCOME_RETENTION_HOURS")
+    if not hours:
+        return None
+    settled = float(hours) * 3600
+    later = [sample for sample in memory if sample["t"] >= settled and sample.get("storeBytes")
+             and all(size is not None for size in sample["storeBytes"].values())]
+    if len(later) < 2:
+        return None
+    series = {part: [sample["storeBytes"][part] for sample in later] for part in later[0]["storeBytes"]}
+    if len(series) > 1:
+        series["total"] = [sum(sample["storeBytes"].values()) for sample in later]
+    return {part: {"fromSecond": later[0]["t"], "toSecond": later[-1]["t"], "firstBytes": values[0], "minBytes": min(values),
+                   "maxBytes": max(values),
+                   "largestChangePercent": round(max(abs(value - values[0]) for value in values) / max(1, values[0]) * 100, 1)}
+            for part, values in series.items()}
+
+
 def run_soak(args, base, run):
     """RATE events/s for SOAK seconds, a quarter each to FCM, Push Kit, APNs and webhook
     devices, with a fault every FAULT_EVERY seconds (SOAK_FAULTS in turn, the first half an
@@ -547,6 +569,7 @@ def run_soak(args, base, run):
         "longestWaitSeconds": round(max((min(times) - int(event.split("-")[-2]) for event, times in receipts.items()), default=0) / 1000, 1),
         "deadLettered": dead_letters(args) - dead_before,
         "faults": faults, "memory": memory, "memoryGrowthAfterTenMinutes": growth,
+        "storeAfterRetention": store_steadiness(memory),
     }
 
 
@@ -597,6 +620,9 @@ def main():
         pipeline.log(f"soak: {args.soak} s at {args.rate} events/s, {len(result['faults'])} faults: accepted {result['accepted']}, "
                      f"delivered {result['delivered']}, lost {result['lost']}, duplicates {result['duplicates']}, "
                      f"longest wait {result['longestWaitSeconds']} s, dead-lettered {result['deadLettered']}")
+        for part, steadiness in (result["storeAfterRetention"] or {}).items():
+            pipeline.log(f"soak: Registration's store ({part}) from second {steadiness['fromSecond']}: {steadiness['firstBytes']:,} bytes, "
+                         f"{steadiness['minBytes']:,} to {steadiness['maxBytes']:,}, at most {steadiness['largestChangePercent']} % from the first")
         with open(args.output, "w") as out:
             json.dump(document, out, indent=1)
         return

@@ -49,6 +49,13 @@ for result in document["scenarios"]:
             for part in sorted({part for sample in sized for part in sample["storeBytes"]}):
                 points = [(sample["t"] / 60, sample["storeBytes"][part] / 2**20) for sample in sized if sample["storeBytes"].get(part) is not None]
                 store.plot([p[0] for p in points], [p[1] for p in points], label=part)
+            steady = (result.get("storeAfterRetention") or {})
+            steady = steady.get("total") or steady.get("postgres")
+            if steady:
+                # The band the soak asks the store to stay in once retention bites: 10 % either side.
+                first = steady["firstBytes"] / 2**20
+                store.axhspan(first * 0.9, first * 1.1, xmin=0, xmax=1, color="tab:gray", alpha=0.15,
+                              label=f"±10 % of the size at minute {steady['fromSecond'] / 60:.0f} (largest change {steady['largestChangePercent']} %)")
             store.set_ylabel("MiB")
             store.legend(fontsize=7)
             store.set_title(f"soak: Registration's store each minute\n(retention {result.get('retention') or 'default'})", fontsize=9)
