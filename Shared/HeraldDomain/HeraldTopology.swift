@@ -72,10 +72,19 @@ public enum HeraldTopology {
 
         /// What a platform's dispatchers delivered lately (delivery ids), appended by each and
         /// read by all: the replica set's record against sending a push twice
-        /// (`SentRecord`). A stream kept for an hour.
+        /// (`SentRecord`). A stream kept for an hour and at most `sentMaxBytes`, in 16 MB
+        /// segments, so the broker's disk follows the hour instead of a 500 MB segment. A
+        /// stream an earlier release declared without the size bound is used as it is.
         public static func sent(_ platform: Platform) -> QueueSpec {
-            QueueSpec("dispatch.sent.\(platform.rawValue)", kind: .stream, maxAge: "1h")
+            QueueSpec(
+                "dispatch.sent.\(platform.rawValue)", kind: .stream, maxAge: "1h", maxBytes: sentMaxBytes, segmentBytes: 16 << 20,
+                addedArguments: ["x-max-length-bytes", "x-stream-max-segment-size-bytes"])
         }
+
+        /// The most a platform's sent record keeps: 512 MB, the ten minutes `SentRecord` reads
+        /// up to about 20,000 deliveries a second (ids packed per send window, some 40 bytes
+        /// each).
+        public static let sentMaxBytes: Int64 = 512 << 20
 
         /// The queue a platform's dispatchers consume.
         public static func dispatch(_ platform: Platform) -> QueueSpec {

@@ -80,6 +80,17 @@ public struct QueueSpec: Sendable, Hashable {
     public var maxLength: Int64?
     /// For a stream: how long it keeps what was appended (`x-max-age`, e.g. `1h`).
     public var maxAge: String?
+    /// For a stream: at most this many bytes; past it the oldest segments go, whatever
+    /// their age (`x-max-length-bytes`).
+    public var maxBytes: Int64?
+    /// For a stream: the size of its segment files (`x-stream-max-segment-size-bytes`). A
+    /// stream gives space back a whole segment at a time, so this is the grain of its limits
+    /// (RabbitMQ's default is 500 MB).
+    public var segmentBytes: Int64?
+    /// Arguments added after an earlier release declared the queue: a broker that holds it
+    /// without them, or with other values, is not asked to change it (it cannot); the queue
+    /// is used as it is and the declaration says which argument it lacks (`DeclaredQueue`).
+    public var addedArguments: Set<String> = []
     /// For a quorum queue or a stream on a cluster: on how many nodes it is kept
     /// (`x-quorum-initial-group-size`, `x-initial-cluster-size`); nil: the broker's default
     /// (every node, up to its limit).
@@ -89,7 +100,8 @@ public struct QueueSpec: Sendable, Hashable {
         _ name: String, kind: Kind = .quorum, durable: Bool = true, exclusive: Bool = false,
         autoDelete: Bool = false, deadLetterExchange: String? = nil,
         deadLetterRoutingKey: String? = nil, messageTTLMilliseconds: Int64? = nil,
-        deliveryLimit: Int64? = nil, maxLength: Int64? = nil, maxAge: String? = nil
+        deliveryLimit: Int64? = nil, maxLength: Int64? = nil, maxAge: String? = nil,
+        maxBytes: Int64? = nil, segmentBytes: Int64? = nil, addedArguments: Set<String> = []
     ) {
         self.name = name
         self.kind = kind
@@ -102,6 +114,9 @@ public struct QueueSpec: Sendable, Hashable {
         self.deliveryLimit = deliveryLimit
         self.maxLength = maxLength
         self.maxAge = maxAge
+        self.maxBytes = maxBytes
+        self.segmentBytes = segmentBytes
+        self.addedArguments = addedArguments
     }
 
     /// The `x-` arguments the broker receives, in a stable order.
@@ -109,6 +124,8 @@ public struct QueueSpec: Sendable, Hashable {
         var args: [(String, Argument)] = []
         if kind != .classic { args.append(("x-queue-type", .string(kind.rawValue))) }
         if let maxAge { args.append(("x-max-age", .string(maxAge))) }
+        if let maxBytes { args.append(("x-max-length-bytes", .int(maxBytes))) }
+        if let segmentBytes { args.append(("x-stream-max-segment-size-bytes", .int(segmentBytes))) }
         let atLeastOnce = deadLetterExchange != nil && kind == .quorum
         if let dlx = deadLetterExchange {
             args.append(("x-dead-letter-exchange", .string(dlx)))

@@ -13,8 +13,10 @@ public struct BrokerAdmin: Sendable {
         self.connectTimeout = connectTimeout
     }
 
-    /// Declares `topology` (idempotent).
-    public func declare(_ topology: AMQPTopology) async throws {
+    /// Declares `topology` (idempotent); returns a note for each queue an earlier release
+    /// declared without an argument added since, which is used as it is.
+    @discardableResult
+    public func declare(_ topology: AMQPTopology) async throws -> [String] {
         try await run { try $0.declare(topology) }
     }
 

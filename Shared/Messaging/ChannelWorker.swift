@@ -196,7 +196,12 @@ final class ChannelWorker: Sendable {
                     url: url, heartbeat: url.heartbeat ?? configuration.heartbeatSeconds,
                     name: configuration.name, connectTimeout: configuration.connectTimeout)
                 do {
-                    try connection.declare(configuration.topology)
+                    for note in try connection.declare(configuration.topology) {
+                        logger.warning("queue declared by an earlier release", metadata: [
+                            "connection": "\(configuration.name)", "note": "\(note)",
+                            "see": "docs/operations.md, \"Queues an earlier release declared\"",
+                        ])
+                    }
                     if let consume {
                         // Direct reply-to needs its consumer in place before the first publish.
                         if !consume.noAck { try connection.qos(prefetch: consume.prefetch) }

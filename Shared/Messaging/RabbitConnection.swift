@@ -138,7 +138,11 @@ final class RabbitConnection {
 
     // MARK: Declarations
 
-    func declare(_ topology: AMQPTopology) throws {
+    /// Declares `topology`; returns a note for each queue an earlier release declared
+    /// without an argument added since (`QueueSpec.addedArguments`), which is used as it is.
+    @discardableResult
+    func declare(_ topology: AMQPTopology) throws -> [String] {
+        var notes: [String] = []
         for exchange in topology.exchanges {
             amqp_exchange_declare(
                 state, channel, arena.bytes(exchange.name), arena.bytes(exchange.kind.rawValue),
@@ -147,7 +151,7 @@ final class RabbitConnection {
             try check("declare exchange \(exchange.name)", reason: .topologyMismatch)
         }
         for queue in topology.queues {
-            try declare(queue)
+            if let note = try declareAllowingEarlier(queue) { notes.append(note) }
         }
         for binding in topology.bindings {
             amqp_queue_bind(
@@ -155,6 +159,26 @@ final class RabbitConnection {
                 arena.bytes(binding.routingKey), amqp_empty_table)
             arena.recycle()
             try check("bind \(binding.queue) to \(binding.exchange) with \"\(binding.routingKey)\"", reason: .topologyMismatch)
+        }
+        return notes
+    }
+
+    /// Declares `queue`; should the broker hold it without (or with another value of) one of
+    /// its `addedArguments`, the broker closes the channel, which is opened again and the
+    /// queue used as it is: returns a note naming the argument, nil when declared as asked.
+    func declareAllowingEarlier(_ queue: QueueSpec) throws -> String? {
+        do {
+            try declare(queue)
+            return nil
+        } catch let error as MessagingError {
+            guard error.message.contains("broker closed the channel: 406"),
+                  let argument = queue.addedArguments.sorted().first(where: { error.message.contains("inequivalent arg '\($0)'") })
+            else { throw error }
+            acknowledgeClose(onConnection: false)
+            amqp_channel_open(state, channel)
+            try check("open a channel", reason: .connectionLost)
+            _ = try inspect(queue.name)
+            return "\(queue.name) was declared by an earlier release without \(argument) (or with another value): it is used as it is"
         }
     }
 
