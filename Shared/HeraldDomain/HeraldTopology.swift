@@ -82,8 +82,8 @@ public enum HeraldTopology {
         }
 
         /// The most a platform's sent record keeps: 512 MB, the ten minutes `SentRecord` reads
-        /// up to about 20,000 deliveries a second (ids packed per send window, some 40 bytes
-        /// each).
+        /// at several thousand deliveries a second (some 120 bytes an id at 125 a second,
+        /// fewer as packs grow).
         public static let sentMaxBytes: Int64 = 512 << 20
 
         /// The queue a platform's dispatchers consume.
