@@ -42,6 +42,8 @@ for result in document["scenarios"]:
         counted = [sample for sample in result["memory"] if sample.get("delivered") is not None]
         per_minute = [(b["t"] / 60, (b["delivered"] - a["delivered"]) / max(1, b["t"] - a["t"])) for a, b in zip(counted, counted[1:])]
         rate.plot([p[0] for p in per_minute], [p[1] for p in per_minute], color="tab:green")
+        if per_minute:  # room above: a steady rate would otherwise run along the frame's top edge
+            rate.set_ylim(0, max(p[1] for p in per_minute) * 1.2)
         rate.set_title(f"soak: provider pushes/s at the sandbox\n(accepted {result['accepted']:,}, counted short {result['lost']}, "
                        f"pushed twice {result['duplicates']}, dead-lettered {result['deadLettered']})", fontsize=9)
         axes = [resident, rate]
@@ -58,7 +60,8 @@ for result in document["scenarios"]:
                               label=f"±10 % of the size at minute {steady['fromSecond'] / 60:.0f} (largest change {steady['largestChangePercent']} %)")
             store.set_ylabel("MiB")
             store.legend(fontsize=7)
-            store.set_title(f"soak: Registration's store each minute\n(retention {result.get('retention') or 'default'})", fontsize=9)
+            retention = (result.get("retention") or "default retention").replace(" ", "\n")
+            store.set_title(f"soak: Registration's store each minute\n{retention}", fontsize=8)
             axes.append(store)
         for axis in axes:
             for fault in result["faults"]:
