@@ -161,29 +161,33 @@ struct CompactHistoryTests {
         #expect(try await store.claim([event], now: Self.t0.addingTimeInterval(121)) == [.processed])
     }
 
-    @Test func aDatabaseOfTheFormerSchemaIsCarriedOverWithItsHistory() async throws {
+    /// A folder holding Registration's SQLite file migrated up to `migration` (an earlier
+    /// release's schema) and filled by `fill`, closed: what an upgrade opens.
+    static func formerDatabase(upTo migration: String, _ fill: @escaping @Sendable (Database) throws -> Void) async throws -> URL {
         let directory = S.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(SQLiteRegistrationStore.fileName).path
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        do {
-            let old = try DatabaseQueue(path: path)
-            try SQLiteRegistrationStore.migrator.migrate(old, upTo: "v7: an event's trace")
-            try await old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES ('a', 'e1', ?, 0), ('a', 'e2', ?, 0);
-                    INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries, delivered, failed, status, completedAt, traceId)
-                        VALUES ('a', 'e1', 'api', 'chat.message', ?, 2, 1, 1, 'partial', ?, '0af7651916cd43dd8448eb211c80319c'),
-                               ('a', 'e2', 'api', 'chat.message', ?, 1, 0, 0, 'pending', NULL, NULL);
-                    INSERT INTO outcomes (app, deliveryId, eventId, status, at, updates, platform, deviceId) VALUES
-                        ('a', ?, 'e1', 'delivered', ?, 2, 'fcm', 'p1'), ('a', ?, 'e1', 'failed', ?, 1, 'fcm', 'p2');
-                    """, arguments: [
-                        Self.t0, Self.t0, Self.t0, Self.t0.addingTimeInterval(3), Self.t0.addingTimeInterval(10),
-                        Self.id("p1"), Self.t0.addingTimeInterval(1), Self.id("p2"), Self.t0.addingTimeInterval(2),
-                    ])
-            }
-            try old.close()
+        let old = try DatabaseQueue(path: directory.appendingPathComponent(SQLiteRegistrationStore.fileName).path)
+        try SQLiteRegistrationStore.migrator.migrate(old, upTo: migration)
+        try await old.write(fill)
+        try old.close()
+        return directory
+    }
+
+    @Test func aDatabaseOfTheFormerSchemaIsCarriedOverWithItsHistory() async throws {
+        let directory = try await Self.formerDatabase(upTo: "v7: an event's trace") { db in
+            try db.execute(sql: """
+                INSERT INTO processedEvents (app, eventId, processedAt, claimed) VALUES ('a', 'e1', ?, 0), ('a', 'e2', ?, 0);
+                INSERT INTO eventLog (app, eventId, source, kind, acceptedAt, deliveries, delivered, failed, status, completedAt, traceId)
+                    VALUES ('a', 'e1', 'api', 'chat.message', ?, 2, 1, 1, 'partial', ?, '0af7651916cd43dd8448eb211c80319c'),
+                           ('a', 'e2', 'api', 'chat.message', ?, 1, 0, 0, 'pending', NULL, NULL);
+                INSERT INTO outcomes (app, deliveryId, eventId, status, at, updates, platform, deviceId) VALUES
+                    ('a', ?, 'e1', 'delivered', ?, 2, 'fcm', 'p1'), ('a', ?, 'e1', 'failed', ?, 1, 'fcm', 'p2');
+                """, arguments: [
+                    Self.t0, Self.t0, Self.t0, Self.t0.addingTimeInterval(3), Self.t0.addingTimeInterval(10),
+                    Self.id("p1"), Self.t0.addingTimeInterval(1), Self.id("p2"), Self.t0.addingTimeInterval(2),
+                ])
         }
+        defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteRegistrationStore(directory: directory)
         #expect(try await store.claim([EventKey(app: "a", eventId: "e1")]) == [.processed])
         let status = try #require(try await store.eventStatus(app: "a", eventId: "e1"))
@@ -198,18 +202,11 @@ struct CompactHistoryTests {
     }
 
     @Test func idsOfTheFormerOlderGenerationAreStillRecognisedAfterTheUpgrade() async throws {
-        let directory = S.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(SQLiteRegistrationStore.fileName).path
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        do {
-            let old = try DatabaseQueue(path: path)
-            try SQLiteRegistrationStore.migrator.migrate(old, upTo: "v8: compact events: hashed idempotency keys, integer times, delivered deliveries in their event's row")
-            try await old.write { db in
-                try db.execute(sql: "INSERT INTO processedEventsBefore (key, claimed) VALUES (?, 0)", arguments: [EventKey(app: "a", eventId: "e1").digest])
-            }
-            try old.close()
+        let v8 = "v8: compact events: hashed idempotency keys, integer times, delivered deliveries in their event's row"
+        let directory = try await Self.formerDatabase(upTo: v8) { db in
+            try db.execute(sql: "INSERT INTO processedEventsBefore (key, claimed) VALUES (?, 0)", arguments: [EventKey(app: "a", eventId: "e1").digest])
         }
+        defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteRegistrationStore(directory: directory)
         #expect(try await store.claim([EventKey(app: "a", eventId: "e1"), EventKey(app: "a", eventId: "e2")]) == [.processed, .claimed])
     }
