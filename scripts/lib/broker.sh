@@ -1,4 +1,4 @@
-# Shared by scripts/test and scripts/run: root commands, Debian packages, a RabbitMQ node.
+# Shared by scripts/test, scripts/run and the benchmarks: root commands, Debian packages, a RabbitMQ node.
 # Source it; it defines functions only (and sources scripts/lib/tls.sh beside it).
 
 . "$(dirname "${BASH_SOURCE[0]}")/tls.sh"
@@ -25,6 +25,13 @@ install_packages() {
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
     fi
 }
+
+# What a Swift build of Herald needs from Debian: the C libraries its wrappers link against.
+build_packages=(pkg-config librabbitmq-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev)
+
+# install_build_packages: installs what `swift build` needs that is missing (every script that
+# builds calls it first, so each works on a machine that has only Swift).
+install_build_packages() { install_packages "${build_packages[@]}"; }
 
 # ensure_broker URL [DIR]: makes sure a RabbitMQ node answers at URL's host and port, starting
 # the local node if none does, with its database and logs in DIR (kept), or in a temporary
