@@ -41,11 +41,16 @@ make grafana-admin-password random_hex
 make postgres-password random_hex
 
 # RabbitMQ's only user is herald, with that password (no guest); the cluster's nodes find
-# each other by name.
+# each other by name. A node cut off from the other two pauses (pause_minority: it closes its
+# clients' connections, so they move to the majority) and rejoins once it reaches them again;
+# with the default, ignore, the cluster would stay split until an operator restarts a node.
+# net_ticktime 15 (60 by default) tells a partition within 11 to 19 s, while it lasts: one
+# told only as it ends leaves the cluster split in either mode (scripts/partition-check,
+# docs/resilience.md).
 mkdir -p "$broker/single" "$broker/cluster"
 printf 'log.console = true\ndefault_user = herald\ndefault_pass = %s\n' "$(cat "$secrets/amqp-password")" > "$broker/single/20-herald.conf"
 cp "$broker/single/20-herald.conf" "$broker/cluster/20-herald.conf"
-printf 'cluster_formation.peer_discovery_backend = classic_config\ncluster_formation.classic_config.nodes.1 = rabbit@rabbitmq\ncluster_formation.classic_config.nodes.2 = rabbit@rabbitmq-2\ncluster_formation.classic_config.nodes.3 = rabbit@rabbitmq-3\n' > "$broker/cluster/30-cluster.conf"
+printf 'cluster_formation.peer_discovery_backend = classic_config\ncluster_formation.classic_config.nodes.1 = rabbit@rabbitmq\ncluster_formation.classic_config.nodes.2 = rabbit@rabbitmq-2\ncluster_formation.classic_config.nodes.3 = rabbit@rabbitmq-3\ncluster_partition_handling = pause_minority\nnet_ticktime = 15\n' > "$broker/cluster/30-cluster.conf"
 [ -s "$broker/erlang-cookie" ] || random_hex > "$broker/erlang-cookie"
 # TLS for the scale profile: one CA, a certificate for the broker's three nodes, one for
 # PostgreSQL (EC P-256, ten years; made once, like everything here).

@@ -32,6 +32,7 @@ import hashlib
 import http.client
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -259,10 +260,10 @@ class Brokers:
     """Three RabbitMQ nodes, rabbit@broker-1..3, one per host, joined into one cluster; TLS
     only (5671), the user herald."""
 
-    def __init__(self, run_dir, tls_dir, partition_handling):
+    def __init__(self, run_dir, tls_dir, partition_handling, net_ticktime):
         self.dir = os.path.join(run_dir, "rabbitmq")
         self.tls_dir = tls_dir
-        self.partition_handling = partition_handling
+        self.partition_handling, self.net_ticktime = partition_handling, net_ticktime
 
     def node(self, host):
         return f"rabbit@{host}"
@@ -300,17 +301,13 @@ default_user = herald
 default_pass = herald
 loopback_users = none
 cluster_partition_handling = {self.partition_handling}
+net_ticktime = {self.net_ticktime}
 """)
             with open(os.path.join(node_dir, "enabled_plugins"), "w") as plugins:
                 plugins.write("[].\n")
         run(["chown", "-R", "rabbitmq:rabbitmq", self.dir])
         for host in BROKERS:
-            node_dir = os.path.join(self.dir, host)
-            environment = [f"RABBITMQ_NODENAME={self.node(host)}", f"RABBITMQ_CONFIG_FILE={node_dir}/rabbitmq.conf",
-                           f"RABBITMQ_MNESIA_BASE={node_dir}/mnesia", f"RABBITMQ_LOG_BASE={node_dir}/log",
-                           f"RABBITMQ_ENABLED_PLUGINS_FILE={node_dir}/enabled_plugins", f"RABBITMQ_PID_FILE={node_dir}/pid"]
-            run(in_host(host, ["sh", "-c", "ulimit -n 65536; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq "
-                               + " ".join(environment) + " " + " ".join(as_user("rabbitmq", ["/usr/lib/rabbitmq/bin/rabbitmq-server", "-detached"]))]))
+            self.start_node(host)
         for host in BROKERS:
             self.await_startup(host)
         for host in BROKERS[1:]:
@@ -319,6 +316,28 @@ cluster_partition_handling = {self.partition_handling}
             self.ctl(host, ["start_app"])
         self.ctl(BROKERS[0], ["await_online_nodes", "3", "--timeout", "120"], timeout=150)
         log("RabbitMQ: a cluster of rabbit@broker-1, -2 and -3 (TLS on 5671)")
+
+    def start_node(self, host):
+        node_dir = os.path.join(self.dir, host)
+        environment = [f"RABBITMQ_NODENAME={self.node(host)}", f"RABBITMQ_CONFIG_FILE={node_dir}/rabbitmq.conf",
+                       f"RABBITMQ_MNESIA_BASE={node_dir}/mnesia", f"RABBITMQ_LOG_BASE={node_dir}/log",
+                       f"RABBITMQ_ENABLED_PLUGINS_FILE={node_dir}/enabled_plugins", f"RABBITMQ_PID_FILE={node_dir}/pid"]
+        run(in_host(host, ["sh", "-c", "ulimit -n 65536; cd /var/lib/rabbitmq && exec env HOME=/var/lib/rabbitmq "
+                           + " ".join(environment) + " " + " ".join(as_user("rabbitmq", ["/usr/lib/rabbitmq/bin/rabbitmq-server", "-detached"]))]))
+
+    def restart_node(self, host):
+        """What an operator does for a node that does not rejoin: stops it hard and starts it
+        again on its data; it rejoins the cluster it knows."""
+        with open(os.path.join(self.dir, host, "pid")) as pid_file:
+            run(["kill", "-KILL", pid_file.read().strip()], check=False)
+        time.sleep(2)
+        self.start_node(host)
+        self.await_startup(host)
+
+    def split(self):
+        """The nodes whose rabbit application does not run, or that do not see all three."""
+        return [host for host, (nodes, partitions) in zip(BROKERS, on_each(self.running_nodes, BROKERS))
+                if nodes is None or len(nodes) != 3 or any(partitions.values() if isinstance(partitions, dict) else partitions)]
 
     def await_startup(self, host, seconds=120):
         deadline = time.time() + seconds
@@ -337,10 +356,7 @@ cluster_partition_handling = {self.partition_handling}
 
     def healthy(self):
         """Every node runs, sees all three, and none reports a partition."""
-        for nodes, partitions in on_each(self.running_nodes, BROKERS):
-            if nodes is None or len(nodes) != 3 or any(partitions.values() if isinstance(partitions, dict) else partitions):
-                return False
-        return True
+        return not self.split()
 
     @staticmethod
     def connections():
@@ -721,7 +737,9 @@ def faults(network, brokers, python):
         return "the minority partition healed; postgres still cut"
 
     return [
-        Fault("broker-minority", "a broker node partitioned from the other two", [(0, minority), (30, heal)]),
+        # 60 s: long enough for the nodes to tell the partition while it lasts (net_ticktime
+        # 15: within 11 to 19 s), so the minority node pauses and closes its clients' connections.
+        Fault("broker-minority", "a broker node partitioned from the other two", [(0, minority), (60, heal)]),
         Fault("host-from-its-node", "a service host partitioned from the node it is connected to",
               [(0, host_from_its_node), (30, heal)]),
         Fault("asymmetric", "an asymmetric partition between broker nodes", [(0, asymmetric), (30, heal)]),
@@ -739,6 +757,7 @@ class Checker:
         self.args, self.network, self.brokers, self.stack, self.gateway, self.history = \
             args, network, brokers, stack, gateway, history
         self.consumed = None
+        self.webhooks = None
 
     def queues_settled(self):
         """The work queues are empty and have the consumers they had at the start."""
@@ -757,6 +776,30 @@ class Checker:
     def dead_letters(self):
         queues = self.brokers.queues()
         return None if queues is None else queues.get("dead-letters", (0, 0, ""))[0]
+
+    def mend_cluster(self, healed):
+        """Waits for the cluster to be whole again by itself, up to --cluster-bound seconds
+        after the heal; past that, restarts the nodes that did not rejoin, as an operator
+        would (docs/operations.md), and says so. RabbitMQ 3.10 can leave a paused node stuck
+        in its restart, or a cluster split after a partition it noticed only as it ended."""
+        deadline = healed + self.args.cluster_bound
+        while True:
+            views = dict(zip(BROKERS, on_each(self.brokers.running_nodes, BROKERS)))
+            split = self.brokers.split()
+            if not split:
+                return f"whole by itself {time.time() - healed:.0f} s after the heal"
+            if time.time() > deadline:
+                break
+            time.sleep(3)
+        stopped = [host for host in BROKERS if views[host][0] is None]
+        if not stopped:
+            fewest = min(len(views[host][0]) for host in split)
+            stopped = [host for host in split if len(views[host][0]) == fewest]
+        for host in stopped:
+            log(f"  the cluster is not whole {self.args.cluster_bound} s after the heal: restarting rabbit@{host}")
+            self.brokers.restart_node(host)
+        self.history.write("mended", nodes=stopped, views={h: v[0] for h, v in views.items()})
+        return f"split after {self.args.cluster_bound} s: restarted {', '.join(stopped)}"
 
     def settle(self, seconds=180):
         """Waits until the cluster is whole, every service ready and the queues settled."""
@@ -829,9 +872,12 @@ class Checker:
         for message_id, times in receipts.items():
             for at, provider in times:
                 self.history.write("delivered", id=message_id, provider=provider, received=round(at, 3))
+        cluster = self.mend_cluster(healed)
         settled, why = self.settle()
         dead_after = self.dead_letters()
-        causes = collections.Counter(self.cause(times, started, healed, recovered) for times in duplicates.values())
+        self.webhooks = None
+        traced = {i: self.trace(i, times, started, healed, recovered) for i, times in duplicates.items()}
+        causes = collections.Counter(traced.values())
         row = {
             "fault": fault.name, "description": fault.description, "actions": actions,
             "accepted": len(accepted), "refused": len(load.refused), "delivered": sum(1 for i in accepted if i in receipts),
@@ -841,36 +887,69 @@ class Checker:
             "dead_lettered": None if dead_before is None or dead_after is None else dead_after - dead_before,
             "recovery_seconds": {k: round(v, 1) for k, v in recovered.items()},
             "recovery": round(max(recovered.values()), 1) if len(recovered) == 3 else None,
-            "settled": settled, "unsettled_because": why,
+            "cluster": cluster, "settled": settled, "unsettled_because": why,
         }
         for message_id, times in duplicates.items():
-            self.history.write("duplicate", id=message_id, receipts=[round(t, 3) for t, _ in times],
-                               cause=self.cause(times, started, healed, recovered))
+            self.history.write("duplicate", id=message_id, receipts=[round(t, 3) for t, _ in times], cause=traced[message_id])
         self.history.write("result", **row)
         log(f"  {row['accepted']} accepted, {row['delivered']} delivered, {row['lost']} lost, {row['duplicates']} duplicates "
             f"{dict(causes) or ''}, dead-lettered {row['dead_lettered']}, recovery {row['recovery_seconds']}")
         return row
 
-    @staticmethod
-    def cause(times, started, healed, recovered):
-        """Why an event was pushed more than once: a send in flight when the fault hit is one
-        whose first push came between the fault's start and the recovery's end."""
+    def trace(self, message_id, times, started, healed, recovered):
+        """Why an event was pushed more than once, from the dispatcher's log. A webhook
+        forward is found by its webhook-id (the delivery id the dispatcher logs): a send the
+        receiver got but whose answer the dispatcher lost (a TRANSPORT error, sent again) is
+        named so. Otherwise a push whose first copy came between the fault's start and the
+        end of the recovery was in flight when the fault hit; any other is unexplained."""
+        provider = times[0][1]
+        if provider == "webhook":
+            delivery = self.webhook_ids().get(message_id)
+            lines = [line for line in self.log_lines("herald-webhook") if f"deliveryId={delivery}" in line] if delivery else []
+            if any("code=TRANSPORT" in line and "retried" in line for line in lines):
+                return "webhook: received, the answer lost on the link (TRANSPORT), sent again"
         first = times[0][0]
-        window_end = healed + max(recovered.values(), default=0) + 5
-        if started - 5 <= first <= window_end:
-            return "in flight during the fault"
+        if started - 5 <= first <= healed + max(recovered.values(), default=0) + 5:
+            return f"{provider}: in flight during the fault"
         return "outside any fault"
+
+    def webhook_ids(self):
+        """{message id: webhook-id} of the receiver's forwards, read once per fault."""
+        if self.webhooks is None:
+            with urllib.request.urlopen(f"http://{address('sandbox')}:8090/sandbox/webhooks", timeout=120) as answer:
+                listed = json.loads(answer.read())["webhooks"]
+            self.webhooks = {}
+            for forward in listed:
+                body = forward.get("body")
+                event = (body.get("data") or {}).get("eventId", "") if isinstance(body, dict) else ""
+                self.webhooks[event.split(":", 1)[-1]] = forward.get("webhookId")
+        return self.webhooks
+
+    def log_lines(self, service):
+        with open(os.path.join(self.stack.run_dir, "logs", f"{service}.log"), errors="replace") as log_file:
+            return log_file.readlines()
 
 
 def print_table(rows):
-    header = f"{'fault':<20} {'accepted':>8} {'delivered':>9} {'lost':>5} {'dupl.':>6} {'dead':>5} {'recovery s':>10}  duplicates' causes"
+    header = (f"{'fault':<20} {'accepted':>8} {'delivered':>9} {'lost':>5} {'dupl.':>6} {'dead':>5} {'recovery s':>10}  "
+              f"{'the cluster':<34} duplicates' causes")
     print(header)
     print("-" * len(header))
     for row in rows:
         causes = ", ".join(f"{n} {c}" for c, n in row["duplicate_causes"].items()) or "-"
         recovery = "-" if row["recovery"] is None else f"{row['recovery']:.1f}"
         print(f"{row['fault']:<20} {row['accepted']:>8} {row['delivered']:>9} {row['lost']:>5} {row['duplicates']:>6} "
-              f"{row['dead_lettered'] if row['dead_lettered'] is not None else '?':>5} {recovery:>10}  {causes}")
+              f"{row['dead_lettered'] if row['dead_lettered'] is not None else '?':>5} {recovery:>10}  "
+              f"{row['cluster'].replace(' after the heal', ''):<34} {causes}")
+
+
+def deployed_cluster_settings():
+    """The partition settings deploy/make-secrets.sh gives the compose cluster
+    (cluster_partition_handling, net_ticktime), so the test hosts' nodes run as a deployed
+    cluster does."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy", "make-secrets.sh")
+    with open(script) as text:
+        return dict(re.findall(r"(cluster_partition_handling|net_ticktime) = (\w+)", text.read()))
 
 
 def main():
@@ -883,12 +962,18 @@ def main():
     parser.add_argument("--trail", type=int, default=10, help="seconds of load after each heal")
     parser.add_argument("--drain", type=int, default=300, help="seconds to wait for the last deliveries")
     parser.add_argument("--recovery-bound", type=int, default=60, help="seconds: the recovery bound checked")
-    parser.add_argument("--partition-handling", default="pause_minority")
+    parser.add_argument("--cluster-bound", type=int, default=120,
+                        help="seconds after a heal the cluster has to be whole by itself before a node that did not rejoin is restarted")
+    parser.add_argument("--partition-handling", help="the nodes' cluster_partition_handling (default: the compose cluster's)")
+    parser.add_argument("--net-ticktime", help="the nodes' net_ticktime (default: the compose cluster's)")
     parser.add_argument("--history-dir", default=".build/partition-check")
     parser.add_argument("--output", help="write the rows as JSON here")
     parser.add_argument("--keep", action="store_true", help="leave the hosts up at the end (for a look)")
     args = parser.parse_args()
     args.tag = time.strftime("pc%H%M%S")
+    deployed = deployed_cluster_settings()
+    args.partition_handling = args.partition_handling or deployed.get("cluster_partition_handling", "ignore")
+    args.net_ticktime = args.net_ticktime or deployed.get("net_ticktime", "60")
     known = [fault.name for fault in faults(None, None, None)]
     unknown = [name for name in args.faults.split(",") if name and name not in known]
     if unknown:
@@ -913,7 +998,7 @@ def main():
         network.create()
         tls_dir = os.path.join(run_dir, "tls")
         make_tls(tls_dir)
-        brokers = Brokers(run_dir, tls_dir, args.partition_handling)
+        brokers = Brokers(run_dir, tls_dir, args.partition_handling, args.net_ticktime)
         brokers.start()
         postgres = Postgres(run_dir, tls_dir)
         postgres.start()
@@ -922,7 +1007,7 @@ def main():
         gateway = Gateway(stack.keys)
         register_devices(gateway)
         checker = Checker(args, network, brokers, stack, gateway, history)
-        history.write("run", tag=args.tag, rate=args.rate, partition_handling=args.partition_handling,
+        history.write("run", tag=args.tag, rate=args.rate, partition_handling=args.partition_handling, net_ticktime=args.net_ticktime,
                       hosts={name: address(name) for name in HOSTS}, services={n: h for n, (h, _) in SERVICES.items()})
         chosen = [f for f in faults(network, brokers, args.python) if not args.faults or f.name in args.faults.split(",")]
         for fault in chosen:
@@ -959,7 +1044,7 @@ def main():
     bad = [r["fault"] for r in rows if r["lost"] or r["dead_lettered"] or not r["settled"] or r["recovery"] is None
            or r["recovery"] > args.recovery_bound or r["duplicate_causes"].get("outside any fault")]
     summary = {"minutes": round(minutes, 1), "rate": args.rate, "recovery_bound": args.recovery_bound,
-               "partition_handling": args.partition_handling, "rows": rows, "failed": failed, "bad": bad,
+               "partition_handling": args.partition_handling, "net_ticktime": args.net_ticktime, "rows": rows, "failed": failed, "bad": bad,
                "history": history.path, "logs": logs}
     history.write("summary", **summary)
     history.close()
