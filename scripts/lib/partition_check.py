@@ -377,14 +377,18 @@ net_ticktime = {self.net_ticktime}
     def queues(self):
         """{queue: (messages, consumers, type)}, each queue as the node that leads it lists it
         (`--local` on every node: a listing across the cluster waits on every member and times
-        out on one that is slow to answer); None if a node cannot say."""
+        out on one that is slow to answer). A node whose rabbit application is paused leads no
+        queue, so the others' lists are taken without it; None if no node can say."""
         def local(host):
             return self.ctl(host, ["list_queues", "name", "messages", "consumers", "type", "--local", "--no-table-headers"],
                             check=False, timeout=45)
         listed = {}
-        for result in on_each(local, BROKERS):
+        results = on_each(local, BROKERS)
+        if all(result.returncode != 0 for result in results):
+            return None
+        for result in results:
             if result.returncode != 0:
-                return None
+                continue
             for line in result.stdout.splitlines():
                 fields = line.split()
                 if len(fields) == 4 and fields[1].isdigit():
