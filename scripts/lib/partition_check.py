@@ -334,9 +334,14 @@ net_ticktime = {self.net_ticktime}
         self.start_node(host)
         self.await_startup(host)
 
-    def split(self):
-        """The nodes whose rabbit application does not run, or that do not see all three."""
-        return [host for host, (nodes, partitions) in zip(BROKERS, on_each(self.running_nodes, BROKERS))
+    def views(self):
+        """{host: (the nodes its node sees running, the partitions it reports)}, asked of all three at once."""
+        return dict(zip(BROKERS, on_each(self.running_nodes, BROKERS)))
+
+    @staticmethod
+    def split(views):
+        """The nodes (of `views`) whose rabbit application does not run, or that do not see all three."""
+        return [host for host, (nodes, partitions) in views.items()
                 if nodes is None or len(nodes) != 3 or any(partitions.values() if isinstance(partitions, dict) else partitions)]
 
     def await_startup(self, host, seconds=120):
@@ -356,7 +361,7 @@ net_ticktime = {self.net_ticktime}
 
     def healthy(self):
         """Every node runs, sees all three, and none reports a partition."""
-        return not self.split()
+        return not self.split(self.views())
 
     @staticmethod
     def connections():
@@ -703,11 +708,13 @@ def node_of(brokers, client_host):
 def faults(network, brokers, python):
     """The faults of a run, in order; each chooses its target when it starts, from where the
     connections are then."""
+    def peers(node):
+        return [other for other in BROKERS if other != node]
+
     def minority():
         node = busiest_broker(brokers)
-        for other in BROKERS:
-            if other != node:
-                network.cut(node, other)
+        for other in peers(node):
+            network.cut(node, other)
         return f"{node} (the node with most client connections) cut from the other two; the services still reach it"
 
     def host_from_its_node():
@@ -717,9 +724,8 @@ def faults(network, brokers, python):
 
     def asymmetric():
         node = busiest_broker(brokers)
-        for other in BROKERS:
-            if other != node:
-                network.drop_arriving(other, node)
+        for other in peers(node):
+            network.drop_arriving(other, node)
         return f"what {node} (the node with most client connections) sends its peers is lost; it hears them"
 
     def lossy():
@@ -788,8 +794,8 @@ class Checker:
         in its restart, or a cluster split after a partition it noticed only as it ended."""
         deadline = healed + self.args.cluster_bound
         while True:
-            views = dict(zip(BROKERS, on_each(self.brokers.running_nodes, BROKERS)))
-            split = self.brokers.split()
+            views = self.brokers.views()
+            split = self.brokers.split(views)
             if not split:
                 return f"whole by itself {time.time() - healed:.0f} s after the heal"
             if time.time() > deadline:
