@@ -57,14 +57,17 @@ extension ServiceProcesses {
 
         static let stages = ["herald-gateway", "herald-registration", "herald-preferences", "herald-encryption", "herald-fcm"]
 
-        /// Waits until the trace has its delivered provider send and the outcome's span in
-        /// Registration, and answers its spans.
+        /// Waits until the trace has its delivered provider send, the outcome's span in
+        /// Registration and a consumer span in every stage after the gateway (each service
+        /// exports in batches of its own, so a send can arrive before the span it is under),
+        /// and answers its spans.
         static func completeTrace(_ receiver: OTLPReceiver, _ traceId: String, sends: Int = 1) async throws -> [OTLPReceiver.Span] {
             try await eventually(timeout: .seconds(60), "the trace \(traceId) complete") {
                 let spans = receiver.trace(traceId)
                 return spans.filter { $0.name == "fcm send" }.count >= sends
                     && spans.contains { $0.service == "herald-registration" && $0.attributes["herald.outcome"] == "delivered" }
                     && Set(spans.map(\.service)).isSuperset(of: stages)
+                    && stages.dropFirst().allSatisfy { service in spans.contains { $0.service == service && $0.kind == "SPAN_KIND_CONSUMER" } }
             }
             return receiver.trace(traceId)
         }
