@@ -32,7 +32,7 @@ struct EncryptionStageFixture {
     }
 }
 
-@Suite("The encryption stage", .enabled(if: TestBroker.shouldRun))
+@Suite("The encryption stage", .needs(.broker))
 struct EncryptionStageTests {
     typealias S = PayloadSamples
 

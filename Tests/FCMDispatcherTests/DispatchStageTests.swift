@@ -50,7 +50,7 @@ struct DispatchFixture {
     }
 }
 
-@Suite("The FCM dispatch stage", .enabled(if: TestBroker.shouldRun))
+@Suite("The FCM dispatch stage", .needs(.broker))
 struct DispatchStageTests {
     @Test func deliveredAndDeadTokensBecomeOutcomesAndARevocation() async throws {
         let sandbox = try await FCMTestSandbox.start()

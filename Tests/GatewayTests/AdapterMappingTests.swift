@@ -6,7 +6,7 @@ import Testing
 /// Every adapter's request, accepted through real HTTP and published as the event its
 /// golden fixture shows (`Fixtures/<name>.json`; `occurredAt` and generated ids normalised).
 /// Regenerate deliberately with `HERALD_RECORD_FIXTURES=1 swift test --filter AdapterMappingTests`.
-@Suite("Source adapters", .enabled(if: TestBroker.shouldRun))
+@Suite("Source adapters", .needs(.broker))
 struct AdapterMappingTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

@@ -9,7 +9,7 @@ import Testing
 
 /// Device, configuration, preference and settings requests, forwarded as RPC to
 /// Registration's and Preferences' command handlers, with their typed replies and errors.
-@Suite("Gateway commands", .enabled(if: TestBroker.shouldRun))
+@Suite("Gateway commands", .needs(.broker))
 struct CommandForwardingTests {
     @Test func aDeviceIsRegisteredReadAndUnregisteredOnlyByItsUser() async throws {
         let gateway = try await GatewayFixture()

@@ -8,7 +8,7 @@ import ServiceKit
 import Testing
 
 /// Every class of error, as RFC 9457 problem+json through real HTTP.
-@Suite("Gateway errors", .enabled(if: TestBroker.shouldRun))
+@Suite("Gateway errors", .needs(.broker))
 struct ErrorTests {
     static let push = #"{"messageId":"m1","pushId":"p","requestor":"r","type":"AUTH"}"#
 
@@ -161,7 +161,7 @@ struct ErrorTests {
     }
 }
 
-@Suite("Gateway internals", .enabled(if: TestBroker.shouldRun))
+@Suite("Gateway internals", .needs(.broker))
 struct GatewayInternalsTests {
     @Test("an unexpected error is answered 500 with the request id its log line carries")
     func unexpectedErrorCarriesARequestId() async throws {

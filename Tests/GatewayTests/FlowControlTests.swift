@@ -4,12 +4,11 @@ import Messaging
 import Testing
 
 /// A memory alarm blocks every publisher on the broker, so the test command runs this suite
-/// on its own, like the broker restarts (skipped in the main run unless
-/// `HERALD_TEST_BROKER_RESTART=1`).
+/// on its own, like the broker restarts (`.runsAlone`).
 @Suite(
     "A broker under a resource alarm",
     .serialized,
-    .enabled(if: TestBroker.shouldRun && ProcessInfo.processInfo.environment["HERALD_TEST_BROKER_RESTART"] == "1")
+    .runsAlone, .needs(.broker)
 )
 struct FlowControlTests {
     static func push(_ id: String) -> Data {
@@ -80,7 +79,7 @@ struct FlowControlTests {
 /// A work queue at its length limit refuses publishes (`x-overflow: reject-publish`); the
 /// gateway answers 503 with Retry-After and nothing is accepted. The limit is lowered to 0
 /// by a policy, as an operator would, in a virtual host of the test's own.
-@Suite("A full event queue", .enabled(if: TestBroker.shouldRun))
+@Suite("A full event queue", .needs(.broker))
 struct FullQueueTests {
     @Test func aFullEventQueueMakesTheGatewayAnswer503AndAcceptNothing() async throws {
         let vhost = "herald-full-\(UUID().uuidString.prefix(8))"

@@ -6,7 +6,7 @@ import Testing
 
 /// At least 1,000 random and mutated bodies per endpoint: never a 5xx, never a dropped
 /// connection, and nothing published but what was accepted.
-@Suite("Generated input", .serialized, .enabled(if: TestBroker.shouldRun))
+@Suite("Generated input", .serialized, .needs(.broker))
 struct GeneratedInputTests {
     static let perEndpoint = 1000
 

@@ -83,7 +83,7 @@ struct ProviderPluginTests {
     /// encryption stage sizes its payload by the pigeon's rule (degrading one too big for a
     /// pigeon) and routes it to the pigeon's queue, and the dispatch stage hands it to the
     /// pigeon's client.
-    @Test(.enabled(if: TestBroker.shouldRun))
+    @Test(.needs(.broker))
     func aTestOnlyProviderIsRegisteredRoutedSizedAndDispatched() async throws {
         let device: [String: Any] = ["platform": "pigeon", "token": "bird-1", "os": "other", "userId": "u1"]
         // Without the pigeon in its registry, the gateway refuses the platform.

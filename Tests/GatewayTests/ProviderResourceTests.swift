@@ -9,7 +9,7 @@ import Testing
 /// A provider serves documents to an app's clients through the gateway
 /// (`ProviderDescriptor.resources`, e.g. Web Push's `vapid-public-key`), each at its own path
 /// `GET /v1/apps/{app}/<platform>/<name>`, from the app's settings for it.
-@Suite("A provider's documents for the app's clients", .enabled(if: TestBroker.shouldRun))
+@Suite("A provider's documents for the app's clients", .needs(.broker))
 struct ProviderResourceTests {
     struct Lighthouse: ProviderSettings {
         static let key = "lighthouse"

@@ -11,7 +11,7 @@ import Testing
 /// A provider declares what its devices hand over (`ProviderDescriptor.registrationShape`),
 /// and `PUT …/devices/{id}` reads that: a token, or a browser's push subscription as
 /// `PushSubscription.toJSON()` gives it (its endpoint the token, its keys the device's key).
-@Suite("What a device hands over, by its provider", .enabled(if: TestBroker.shouldRun))
+@Suite("What a device hands over, by its provider", .needs(.broker))
 struct RegistrationShapeTests {
     /// A provider whose devices are browsers, registering their push subscriptions.
     struct BrowserProvider: ProviderDescriptor {

@@ -7,7 +7,7 @@ import Testing
 /// empty strings, Smart ID's push id with white space around it, Upstra's other message
 /// types and long texts, and a Webcom event over 64 KiB; it refuses an APNs token where the
 /// app has no APNs account, and a com method Herald cannot push to.
-@Suite("Upstream shapes", .enabled(if: TestBroker.shouldRun))
+@Suite("Upstream shapes", .needs(.broker))
 struct UpstreamShapeTests {
     static func post(_ gateway: GatewayFixture, _ path: String, _ body: [String: Any]) async throws -> GatewayFixture.Answer {
         await gateway.send("POST", "/v1/apps/{app}" + path, body: try JSONSerialization.data(withJSONObject: body))

@@ -43,7 +43,7 @@ struct HMSMulticastTests {
     /// The dispatch stage hands the provider what its batch holds, with no window timer:
     /// a pack of plain deliveries of one event becomes requests of many tokens, and each
     /// delivery still gets its own outcome.
-    @Test(.enabled(if: TestBroker.shouldRun))
+    @Test(.needs(.broker))
     func theStageSendsAPackOfOneEventAsMulticastRequests() async throws {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()

@@ -176,7 +176,7 @@ struct ClientDocTests {
 
     static let interop = PythonChecker.packageRoot.appendingPathComponent("Tests/HeraldCryptoTests/Interop/interop.py").path
 
-    @Test(.enabled(if: PythonChecker.shouldRun, "needs a Python with http_ece and joserfc: run scripts/test, or set HERALD_PYTHON"))
+    @Test(.needs(.python))
     func httpEceAndJoserfcDecryptTheExamplesToTheSamePlaintexts() async throws {
         let page = try Page.load()
         let keys = try page.values("aes128gcm keys")

@@ -10,7 +10,7 @@ import Testing
 /// own code, not copied), and on every damaged or mismatched push of `FailureTests` it fails
 /// with the same reason and field as the Swift kit, or opens the same notification. Java's
 /// answers are read back into the Swift kit's types, so agreeing is `==` field by field.
-@Suite(.enabled(if: JavaKit.shouldRun, "needs javac and junit4 (openjdk-17-jdk-headless, junit4): run scripts/test"))
+@Suite(.needs(.java))
 struct JavaKitTests {
     typealias S = ClientSamples
 

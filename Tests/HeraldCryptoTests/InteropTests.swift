@@ -8,7 +8,7 @@ import Testing
 /// Herald against independent implementations: Python's `http_ece` for RFC 8291 and
 /// `joserfc` for JWE, both from PyPI (`Tests/Interop/requirements.txt`). The test command installs
 /// them in `.build/python`; elsewhere set `HERALD_PYTHON` to a Python that has them.
-@Suite(.enabled(if: PythonChecker.shouldRun, "needs a Python with http_ece and joserfc: run scripts/test, or set HERALD_PYTHON"))
+@Suite(.needs(.python))
 struct InteropTests {
     static let plaintext = Data(#"{"event":"e-1","herald":"1","kind":"email.received","subject":"Grüße — 🎉"}"#.utf8)
 

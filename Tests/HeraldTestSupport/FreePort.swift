@@ -12,13 +12,16 @@ private let handedOut = Mutex<Set<Int>>([])
 /// process). It is taken below the kernel's ephemeral range: a port from that range can be
 /// given to any outgoing connection between this call and the server's bind, which made a
 /// service fail at random with "Address already in use".
-public func freePort() throws -> Int {
+/// With `offsets`, the ports that far above it are free too (a RabbitMQ node's Erlang
+/// distribution listens 20,000 above its AMQP port).
+public func freePort(alsoFreeAbove offsets: [Int] = []) throws -> Int {
     let (low, high) = ephemeralRange()
     let candidates = low > 11_000 ? 10_000..<low : (high + 1)..<65_536
     for _ in 0..<1_000 {
         let port = Int.random(in: candidates)
+        guard offsets.allSatisfy({ port + $0 < 65_536 }) else { continue }
         let fresh = handedOut.withLock { $0.insert(port).inserted }
-        if fresh, canBind(port) { return port }
+        if fresh, canBind(port), offsets.allSatisfy({ canBind(port + $0) }) { return port }
     }
     throw TestFailure("no free port in \(candidates)")
 }

@@ -8,10 +8,9 @@ import Synchronization
 /// test process with `Client/android/build --no-tests` (javac, nothing else) into
 /// `.build/android-tests`.
 public enum JavaKit {
-    /// Whether the Java kit can run here (always assumed under CI, so it fails there).
-    public static var shouldRun: Bool {
-        ProcessInfo.processInfo.environment["CI"] != nil
-            || (FileManager.default.isExecutableFile(atPath: "/usr/bin/javac") && FileManager.default.fileExists(atPath: "/usr/share/java/junit4.jar"))
+    /// Whether the Java kit can run here: javac and JUnit 4 are installed.
+    public static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/javac") && FileManager.default.fileExists(atPath: "/usr/share/java/junit4.jar")
     }
 
     /// A push as the app receives it: FCM's data map, or Push Kit's one data string.

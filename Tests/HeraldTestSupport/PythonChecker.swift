@@ -13,8 +13,6 @@ public enum PythonChecker {
         return FileManager.default.isExecutableFile(atPath: local) ? local : nil
     }
 
-    /// Whether the checkers can run here (always assumed under CI, so they fail there).
-    public static var shouldRun: Bool { python != nil || ProcessInfo.processInfo.environment["CI"] != nil }
 
     /// Runs `script` (a path) with the request in a file named by its first argument; the last
     /// line it prints is the reply.

@@ -3,33 +3,32 @@ import HeraldModel
 import Logging
 import Messaging
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// The RabbitMQ node the integration tests talk to: `HERALD_TEST_AMQP_URL`, or the local
-/// default. Tests are skipped when no node answers, except under CI, where they must fail.
+/// The RabbitMQ node the integration tests talk to: `HERALD_TEST_AMQP_URL`, which
+/// `scripts/test` sets to a node of its own (with its TLS port, management API, Prometheus
+/// endpoint and node name beside it). A test that uses it declares `.needs(.broker)`.
 public enum TestBroker {
-    public static let urlString = ProcessInfo.processInfo.environment["HERALD_TEST_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// Whether `HERALD_TEST_AMQP_URL` is set; without it no broker is assumed.
+    public static var isConfigured: Bool { environment["HERALD_TEST_AMQP_URL"].map { !$0.isEmpty } ?? false }
+
+    public static let urlString = environment["HERALD_TEST_AMQP_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "amqp://guest:guest@127.0.0.1:5672/"
     public static let url: AMQPURL = try! AMQPURL(urlString)
 
-    /// Run integration tests when a broker answers, and always under CI (so they fail there).
-    public static let shouldRun: Bool = {
-        if ProcessInfo.processInfo.environment["CI"] != nil { return true }
-        return isReachable
-    }()
+    /// The node's AMQP-over-TLS port (`HERALD_TEST_AMQPS_PORT`, default 5671).
+    public static let tlsPort = environment["HERALD_TEST_AMQPS_PORT"].flatMap { Int($0) } ?? 5671
 
-    public static var isReachable: Bool {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(url.host, String(url.port), &hints, &result) == 0, let info = result else { return false }
-        defer { freeaddrinfo(result) }
-        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0
-    }
+    /// The node's management API (`HERALD_TEST_MANAGEMENT_URL`, default port 15672 of its host).
+    public static let managementURL = environment["HERALD_TEST_MANAGEMENT_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://\(url.host):15672"
+
+    /// The node's Prometheus endpoint, per object (`HERALD_TEST_RABBITMQ_METRICS_URL`).
+    public static let metricsURL = environment["HERALD_TEST_RABBITMQ_METRICS_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://\(url.host):15692/metrics/per-object"
+
+    /// The node's name, for rabbitmqctl (`HERALD_TEST_RABBITMQ_NODE`; rabbitmqctl's default
+    /// node when unset).
+    public static let node = environment["HERALD_TEST_RABBITMQ_NODE"].flatMap { $0.isEmpty ? nil : $0 }
+
+    public static var isReachable: Bool { tcpAnswers(host: url.host, port: url.port) }
 
     public static let admin = BrokerAdmin(url: url)
 
@@ -75,7 +74,7 @@ public enum TestBroker {
     /// without blocking a thread of the concurrency pool.
     @discardableResult
     public static func rabbitmqctl(_ arguments: String...) async throws -> String {
-        let (status, text) = try await runCommand("rabbitmqctl", ["-q"] + arguments)
+        let (status, text) = try await runCommand("rabbitmqctl", ["-q"] + (node.map { ["-n", $0] } ?? []) + arguments)
         guard status == 0 else {
             throw TestFailure("rabbitmqctl \(arguments.joined(separator: " ")) failed: \(text)")
         }
@@ -221,5 +220,21 @@ public actor Completion<Value: Sendable> {
             try await Task.sleep(for: .milliseconds(20))
         }
         return value!
+    }
+}
+
+/// Runs `body`, failing after `timeout` with what it was waiting for if it has not finished:
+/// for a wait with no deadline of its own (a publish waiting for its confirm from a broker
+/// that never answers, a task's value). The body is then cancelled and left to end by itself.
+public func within<T: Sendable>(_ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let completion = Completion<Result<T, any Error>>()
+    let task = Task {
+        do { await completion.set(.success(try await body())) } catch { await completion.set(.failure(error)) }
+    }
+    do {
+        return try await completion.value(within: timeout, "\(what) (\(timeout))").get()
+    } catch let failure as TestFailure {
+        task.cancel()
+        throw failure
     }
 }

@@ -2,15 +2,13 @@ import Foundation
 import Messaging
 
 /// The certificates `scripts/test` makes for the tests (scripts/lib/tls.sh), in
-/// `HERALD_TEST_TLS_DIR`, and the TLS listeners of the test broker (port 5671) and the test
-/// PostgreSQL server that serve the certificate for `localhost` they hold. The TLS tests run
-/// where that directory is set, and always under CI (so a missing one fails there).
+/// `HERALD_TEST_TLS_DIR`, and the TLS listeners of the test broker (`HERALD_TEST_AMQPS_PORT`)
+/// and the test PostgreSQL server that serve the certificate for `localhost` they hold. A test
+/// that uses them declares `.needs(.tls)`.
 public enum TestTLS {
     public static var directory: URL? {
         ProcessInfo.processInfo.environment["HERALD_TEST_TLS_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
     }
-
-    public static var shouldRun: Bool { directory != nil || ProcessInfo.processInfo.environment["CI"] != nil }
 
     /// A file of the test certificates: `ca.pem`, `other-ca.pem` (a CA that signed nothing
     /// here), `client.pem` and `client.key`.
@@ -26,7 +24,7 @@ public enum TestTLS {
     public static func amqpsURLString(host: String = "localhost") -> String {
         let url = TestBroker.url
         let vhost = url.virtualHost == "/" ? "" : url.virtualHost.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url.virtualHost
-        return "amqps://\(url.user):\(url.password)@\(host):5671/\(vhost)"
+        return "amqps://\(url.user):\(url.password)@\(host):\(TestBroker.tlsPort)/\(vhost)"
     }
 
     /// The test broker over TLS, verified against `caFile` (the tests' CA unless given).

@@ -3,7 +3,7 @@ import Messaging
 import HeraldTestSupport
 import Testing
 
-@Suite("Consumer flow control and shutdown", .enabled(if: TestBroker.shouldRun))
+@Suite("Consumer flow control and shutdown", .needs(.broker))
 struct ConsumerFlowTests {
     @Test("a batch is the next message and those already arrived, never waiting for more")
     func aBatchIsWhatHasArrived() async throws {

@@ -3,7 +3,7 @@ import Messaging
 import HeraldTestSupport
 import Testing
 
-@Suite("Dead-lettering", .enabled(if: TestBroker.shouldRun))
+@Suite("Dead-lettering", .needs(.broker))
 struct DeadLetterTests {
     @Test("nack without requeue moves the message to the dead-letter queue with its reason")
     func nackLandsInDeadLetters() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// A queue an earlier release declared without an argument added since (RabbitMQ cannot
 /// change a queue's arguments): the new declaration uses it as it is and says so, and a
 /// difference in any other argument still fails.
-@Suite("Queues an earlier release declared", .enabled(if: TestBroker.shouldRun))
+@Suite("Queues an earlier release declared", .needs(.broker))
 struct EarlierDeclarationTests {
     static func stream(_ name: String, bounded: Bool) -> QueueSpec {
         bounded

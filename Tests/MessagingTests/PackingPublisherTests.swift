@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Synchronization
 import Testing
 
-@Suite("A packing publisher through a real broker", .enabled(if: TestBroker.shouldRun))
+@Suite("A packing publisher through a real broker", .needs(.broker))
 struct PackingPublisherTests {
     /// A packable message: persistent, typed, a JSON body.
     static func message(_ work: WorkTopology, _ index: Int, routingKey: String = "work") -> OutgoingMessage {

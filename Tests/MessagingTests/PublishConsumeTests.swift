@@ -3,7 +3,7 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-@Suite("Publishing and consuming through a real broker", .enabled(if: TestBroker.shouldRun))
+@Suite("Publishing and consuming through a real broker", .needs(.broker))
 struct PublishConsumeTests {
     @Test("a confirmed publish is consumed, and acked messages leave the queue")
     func publishConfirmConsumeAck() async throws {

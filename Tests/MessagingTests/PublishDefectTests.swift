@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// Every publish either confirms or fails, whatever happens to the connection or the route.
-@Suite("Every publish completes", .enabled(if: TestBroker.shouldRun))
+@Suite("Every publish completes", .needs(.broker))
 struct PublishDefectTests {
     @Test("a connection lost in the middle of a batch publishes the rest of the batch after the reconnect")
     func batchInterruptedMidway() async throws {

@@ -3,7 +3,7 @@ import Messaging
 import HeraldTestSupport
 import Testing
 
-@Suite("Request/reply", .enabled(if: TestBroker.shouldRun))
+@Suite("Request/reply", .needs(.broker))
 struct RPCTests {
     struct Ping: Codable, Sendable { var text: String }
     struct Pong: Codable, Sendable { var echo: String; var length: Int }
@@ -79,7 +79,7 @@ struct RPCTests {
     }
 }
 
-@Suite("Request/reply lifetimes", .enabled(if: TestBroker.shouldRun))
+@Suite("Request/reply lifetimes", .needs(.broker))
 struct RPCLifetimeTests {
     @Test("a cancelled call ends at once instead of waiting for a reply that will not come")
     func cancelledCallEnds() async throws {

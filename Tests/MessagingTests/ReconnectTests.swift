@@ -3,7 +3,7 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-@Suite("Surviving lost connections", .enabled(if: TestBroker.shouldRun))
+@Suite("Surviving lost connections", .needs(.broker))
 struct ReconnectTests {
     @Test("a node that does not answer is skipped for the next address of the cluster")
     func failoverToTheNextNode() async throws {
@@ -61,7 +61,7 @@ struct ReconnectTests {
         }
         try await inbox.waitUntil("the stream to start") { $0.count >= 100 }
         try await TestBroker.closeConnection(named: publisherConfiguration.name)
-        try await publishing.value
+        try await within(.seconds(60), "3,000 publishes confirmed across the closed connection") { try await publishing.value }
         let expected = Set((0..<3000).map { "m-\($0)" })
         try await inbox.waitUntil("all 3000 messages") { Set($0.compactMap(\.properties.messageId)) == expected }
         await consuming.stop()

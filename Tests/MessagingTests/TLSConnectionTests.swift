@@ -5,7 +5,7 @@ import Testing
 
 /// AMQP over TLS (`amqps://`) against the test broker's TLS listener: messages go through
 /// it encrypted, and a broker that cannot prove who it is gets nothing, not even in clear.
-@Suite("AMQP over TLS", .enabled(if: TestBroker.shouldRun && TestTLS.shouldRun))
+@Suite("AMQP over TLS", .needs(.broker, .tls))
 struct TLSConnectionTests {
     static func configuration(_ name: String, url: AMQPURL, topology: AMQPTopology = AMQPTopology()) -> ConnectionConfiguration {
         var configuration = TestBroker.configuration(name, topology: topology)
@@ -27,7 +27,7 @@ struct TLSConnectionTests {
         let publishing = Self.configuration("tls-pub", url: url, topology: work.topology)
         let publisher = Publisher(configuration: publishing)
         let consuming = Collector(Self.configuration("tls-sub", url: url, topology: work.topology), queue: work.queue.name)
-        for i in 0..<20 { try await publisher.publish(work.message("m\(i)")) }
+        for i in 0..<20 { try await within(.seconds(60), "m\(i) published over TLS and confirmed") { try await publisher.publish(work.message("m\(i)")) } }
         try await consuming.inbox.waitUntil("20 messages") { $0.count == 20 }
         #expect(await consuming.inbox.ids == (0..<20).map { "m\($0)" })
         let side = try #require(try await Self.brokerSide(of: publishing.name), "the broker lists the publisher's connection")

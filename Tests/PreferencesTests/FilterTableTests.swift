@@ -8,7 +8,7 @@ import Testing
 
 /// Every level and their combinations, decided by the real stage on the real broker, with
 /// the store on a real SQLite file. Each row has its own app, so rows do not interfere.
-@Suite("The preference filter, level by level", .enabled(if: TestBroker.shouldRun))
+@Suite("The preference filter, level by level", .needs(.broker))
 struct FilterTableTests {
     typealias S = PreferenceSamples
 

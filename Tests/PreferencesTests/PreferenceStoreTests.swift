@@ -125,7 +125,7 @@ struct PreferenceStoreTests {
 
 /// Replicas of Preferences on one PostgreSQL database: a change through one replica reaches
 /// the other's view when it refreshes the announced key, and a full reload catches up.
-@Suite("Preferences across replicas", .enabled(if: TestDatabase.shouldRun, "needs PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL"))
+@Suite("Preferences across replicas", .needs(.database))
 struct ReplicaPreferenceTests {
     typealias S = PreferenceSamples
 
@@ -161,7 +161,7 @@ actor Collected<Item: Sendable> {
     func append(_ item: Item) { items.append(item) }
 }
 
-@Suite("Preference commands over RPC", .enabled(if: TestBroker.shouldRun))
+@Suite("Preference commands over RPC", .needs(.broker))
 struct PreferenceCommandTests {
     typealias S = PreferenceSamples
 

@@ -8,7 +8,7 @@ import Testing
 /// aioapns (PyPI) signs its own ES256 provider tokens with the sandbox's demo `.p8`, speaks
 /// HTTP/2 over TLS, and reads the answers. The dispatcher is tested against this emulator,
 /// so both follow the same table.
-@Suite("aioapns against the sandbox's APNs", .enabled(if: PythonChecker.shouldRun, "needs aioapns: run scripts/test, or set HERALD_PYTHON"))
+@Suite("aioapns against the sandbox's APNs", .needs(.python))
 struct APNsClientInteropTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/aioapns_client.py").path
 

@@ -5,7 +5,7 @@ import Testing
 /// The sandbox accepts what Google accepts: Google's own auth library (google-auth from
 /// PyPI) gets a token from it with each scope FCM accepts, alone or beside others as the
 /// Admin SDKs ask, and sends with it; a grant without an FCM scope is refused.
-@Suite("A real Google client against the sandbox", .enabled(if: PythonChecker.shouldRun, "needs google-auth: run scripts/test, or set HERALD_PYTHON"))
+@Suite("A real Google client against the sandbox", .needs(.python))
 struct GoogleAuthClientTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/google_auth_client.py").path
 

@@ -96,7 +96,7 @@ struct EventClaimTests {
 
 /// Replicas of Registration on one PostgreSQL database: an event is fanned out by one of them
 /// at a time, a released claim is free at once, a dead replica's claim after its lease.
-@Suite("Event claims across replicas", .enabled(if: TestDatabase.shouldRun, "needs PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL"))
+@Suite("Event claims across replicas", .needs(.database))
 struct ReplicaEventClaimTests {
     typealias Key = EventKey
 

@@ -144,7 +144,7 @@ struct EventLogTests {
 
     /// Two replicas recording the last two outcomes of one event at once: exactly one of
     /// them completes it, round after round.
-    @Test(.enabled(if: StoreBackend.available.contains(.postgres)))
+    @Test(.needs(.database))
     func ofTwoReplicasFinishingOneEventAtOnceExactlyOneCompletesIt() async throws {
         let stores = try await ReplicaEventClaimTests.replicas(2)
         for round in 0..<40 {

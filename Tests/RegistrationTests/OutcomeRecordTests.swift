@@ -107,7 +107,7 @@ struct RetentionWindowTests {
     }
 }
 
-@Suite("Recording outcomes from the broker", .enabled(if: TestBroker.shouldRun))
+@Suite("Recording outcomes from the broker", .needs(.broker))
 struct OutcomeRecordingStageTests {
     @Test(arguments: StoreBackend.available)
     func everyOutcomePublishedToTheExchangeIsRecorded(_ backend: StoreBackend) async throws {

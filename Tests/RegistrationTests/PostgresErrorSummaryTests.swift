@@ -8,7 +8,7 @@ import Testing
 /// What logs and dead letters say of a PostgreSQL error: postgres-nio's `PSQLError` describes
 /// itself with one generic sentence, so Herald names the error by its SQLSTATE and, where the
 /// server's message cannot echo a value the query carried, that message.
-@Suite("PostgreSQL errors in logs and dead letters", .enabled(if: TestDatabase.shouldRun, "needs the test PostgreSQL server: run scripts/test"))
+@Suite("PostgreSQL errors in logs and dead letters", .needs(.database))
 struct PostgresErrorSummaryTests {
     static var logger: Logger {
         var logger = Logger(label: "herald.test.postgres-errors")

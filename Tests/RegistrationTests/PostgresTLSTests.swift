@@ -7,7 +7,7 @@ import Testing
 
 /// The stores' PostgreSQL connections over TLS, with libpq's `sslmode`s, against the test
 /// server's TLS (its certificate for `localhost`, signed by the tests' CA).
-@Suite("PostgreSQL over TLS", .enabled(if: TestDatabase.shouldRun && TestTLS.shouldRun, "needs the test PostgreSQL server with TLS: run scripts/test"))
+@Suite("PostgreSQL over TLS", .needs(.database, .tls))
 struct PostgresTLSTests {
     static var logger: Logger {
         var logger = Logger(label: "herald.test.postgres-tls")

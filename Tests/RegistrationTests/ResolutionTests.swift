@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// The resolving stage on the real broker and a real SQLite file.
-@Suite("Resolving events into deliveries", .enabled(if: TestBroker.shouldRun))
+@Suite("Resolving events into deliveries", .needs(.broker))
 struct ResolutionTests {
     typealias S = RegistrySamples
 

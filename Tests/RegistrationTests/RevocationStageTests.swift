@@ -7,7 +7,7 @@ import Registration
 import ServiceKit
 import Testing
 
-@Suite("Applying token revocations", .enabled(if: TestBroker.shouldRun))
+@Suite("Applying token revocations", .needs(.broker))
 struct RevocationStageTests {
     typealias S = RegistrySamples
 

@@ -42,7 +42,7 @@ struct StoreUnavailabilityTests {
     }
 
     @Test("a PostgreSQL server ending the connection says the service cannot work now; a failing query does not",
-          .enabled(if: TestDatabase.shouldRun))
+          .needs(.database))
     func postgresServerGoingAway() async throws {
         let pool = try await TestDatabase.fresh(maximumConnections: 1)
         defer { pool.close() }
@@ -62,7 +62,7 @@ struct StoreUnavailabilityTests {
     }
 
     @Test("a query just after the server ended the pool's connection ends, answered or unavailable, and never waits forever",
-          .enabled(if: TestDatabase.shouldRun))
+          .needs(.database))
     func queriesRacingAnEndedConnectionEnd() async throws {
         let pool = try await TestDatabase.fresh(maximumConnections: 1)
         defer { pool.close() }

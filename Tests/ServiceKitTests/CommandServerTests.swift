@@ -8,7 +8,7 @@ import ServiceKit
 import ServiceLifecycle
 import Testing
 
-@Suite("Serving RPC commands in a service", .enabled(if: TestBroker.shouldRun))
+@Suite("Serving RPC commands in a service", .needs(.broker))
 struct CommandServerTests {
     struct Lookup: Codable, Sendable { var deviceId: String }
     struct Found: Codable, Sendable { var deviceId: String; var platform: Platform }

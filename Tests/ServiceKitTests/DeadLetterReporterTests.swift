@@ -9,7 +9,7 @@ import Testing
 /// Accepted means delivered or reported: whatever is dead-lettered with deliveries in it
 /// ends with an outcome per delivery. Each test dead-letters through a private work queue
 /// with no consumer, whose dead-letter queue the reporter consumes.
-@Suite("Reporting dead-lettered deliveries", .serialized, .enabled(if: TestBroker.shouldRun))
+@Suite("Reporting dead-lettered deliveries", .serialized, .needs(.broker))
 struct DeadLetterReporterTests {
     static func harness() throws -> StageHarness {
         try StageHarness("dead-letters", exchanges: ["outcomes": .topic], queues: ["outcomes": (exchange: "outcomes", key: "#")])

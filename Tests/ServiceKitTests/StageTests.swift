@@ -82,7 +82,7 @@ struct StageFixture {
     }
 }
 
-@Suite("The pipeline stage runner", .enabled(if: TestBroker.shouldRun))
+@Suite("The pipeline stage runner", .needs(.broker))
 struct StageTests {
     @Test("outputs are confirmed before the input is acked: a stage stopped in between gets the input again, and nothing is lost")
     func outputsConfirmedBeforeAck() async throws {

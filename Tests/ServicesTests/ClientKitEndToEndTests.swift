@@ -65,7 +65,7 @@ extension ServiceProcesses {
 
         @Test(arguments: Kit.allCases)
         func keysMadeByTheKitOpenEveryIntegrationsPushesThroughTheWholePipeline(_ kit: Kit) async throws {
-            if kit == .java { try #require(JavaKit.shouldRun, "needs javac and junit4: run scripts/test") }
+            if kit == .java, let missing = TestNeed.java.missing { throw TestFailure("the Java kit needs javac and JUnit 4: \(missing)") }
             let stack = try await HeraldStack.start()
             do {
                 try await Self.run(stack, kit: kit)

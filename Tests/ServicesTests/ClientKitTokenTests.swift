@@ -8,7 +8,7 @@ import Testing
 /// provider gives; an expired token is answered 401, the registrar asks for a fresh one
 /// (`refresh` true) and succeeds with it; a second refusal is the kit's `unauthorized` error.
 extension ServiceProcesses {
-    @Suite("The kits' registrars with client tokens", .enabled(if: PythonChecker.shouldRun))
+    @Suite("The kits' registrars with client tokens", .needs(.python))
     struct ClientKitTokenTests {
         /// An expired token and a good one for `user`, minted by PyJWT.
         static func tokens(_ stack: HeraldStack, user: String) async throws -> (expired: String, good: String) {
@@ -50,7 +50,7 @@ extension ServiceProcesses {
             }
         }
 
-        @Test(.enabled(if: JavaKit.shouldRun))
+        @Test(.needs(.java))
         func theJavaKitRetriesOnceWithAFreshTokenAfterA401() async throws {
             let stack = try await HeraldStack.start(dispatchers: 0, hmsDispatchers: 0)
             do {

@@ -10,7 +10,7 @@ import Testing
 /// what it may do succeeds, anything else is 403 and changes nothing, and a token that is
 /// expired, for another app, wrongly signed, unsigned or too long-lived is 401.
 extension ServiceProcesses {
-    @Suite("Client tokens", .enabled(if: PythonChecker.shouldRun))
+    @Suite("Client tokens", .needs(.python))
     struct ClientTokenTests {
         /// Claims for `user` on the stack's app, issued now and living `lifetime` seconds.
         static func claims(_ stack: HeraldStack, user: String, pushIds: [String]? = nil, lifetime: Int = 600) -> [String: Any] {

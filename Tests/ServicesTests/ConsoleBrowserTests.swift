@@ -15,7 +15,7 @@ import FoundationNetworking
 /// Screenshots go to `HERALD_CONSOLE_SCREENSHOTS` when set (docs/console/ is made that way),
 /// else to the sandbox's folder.
 extension ServiceProcesses {
-    @Suite("The Herald Console in chromium", .enabled(if: PythonChecker.shouldRun))
+    @Suite("The Herald Console in chromium", .needs(.python))
     struct ConsoleBrowserTests {
         static let chromedriver = "/usr/bin/chromedriver"
 

@@ -17,7 +17,7 @@ extension ServiceProcesses {
     struct DashboardMetricsTests {
         static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         /// RabbitMQ's per-queue metrics, as deploy/prometheus/prometheus.yml scrapes them.
-        static let rabbitMQMetrics = ProcessInfo.processInfo.environment["HERALD_TEST_RABBITMQ_METRICS_URL"] ?? "http://127.0.0.1:15692/metrics/per-object"
+        static let rabbitMQMetrics = TestBroker.metricsURL
 
         /// Every `herald_…` and `rabbitmq_…` name in the dashboard's queries.
         static func dashboardMetrics() throws -> Set<String> {

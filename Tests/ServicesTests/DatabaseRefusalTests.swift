@@ -6,7 +6,7 @@ import Testing
 /// exist) stops at start and says why, with the server's SQLSTATE, instead of retrying for
 /// the half minute it waits for a server that is not up yet.
 extension ServiceProcesses {
-    @Suite("A service PostgreSQL refuses", .enabled(if: TestDatabase.shouldRun, "needs the test PostgreSQL server: run scripts/test"))
+    @Suite("A service PostgreSQL refuses", .needs(.database))
     struct DatabaseRefusalTests {
         /// The test server's URL with `change` applied.
         static func url(_ change: (inout URLComponents) -> Void) throws -> String {

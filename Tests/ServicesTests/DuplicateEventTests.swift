@@ -15,7 +15,7 @@ import Testing
 extension ServiceProcesses {
     /// Its load needs the machine to itself: the test command runs it alone (with
     /// `HERALD_TEST_ALONE=1`), after the parallel run, where it would offer a fraction of it.
-    @Suite("One event posted to two gateways at once", .enabled(if: ProcessInfo.processInfo.environment["HERALD_TEST_ALONE"] == "1"))
+    @Suite("One event posted to two gateways at once", .runsAlone, .needs(.broker))
     struct DuplicateEventTests {
         static let events = 3_000
         static let perSecond = 1_000

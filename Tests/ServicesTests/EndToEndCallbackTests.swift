@@ -8,7 +8,7 @@ import Testing
 extension ServiceProcesses {
     @Suite("End to end: outcome callbacks")
     struct EndToEndCallbackTests {
-        @Test(.enabled(if: PythonChecker.shouldRun)) func revokedTokensAndFailedDeliveriesAreSignedCallbacks() async throws {
+        @Test(.needs(.python)) func revokedTokensAndFailedDeliveriesAreSignedCallbacks() async throws {
             let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0, callbacks: true)
             do {
                 try await Self.aRevokedTokenIsOneSignedDeviceRevokedCallback(stack)

@@ -75,7 +75,7 @@ extension ServiceProcesses {
                     stack.sandbox.state.messages(provider: "hms", limit: 10_000).count >= all.count / 3
                 }
                 stack.hmsDispatchers[0].killHard()
-                try await poster.value
+                try await within(.seconds(120), "the upstream to finish posting") { try await poster.value }
                 try await eventually(timeout: .seconds(240), "every delivery") {
                     Set(stack.sandbox.state.messages(provider: "hms", limit: 10_000).map(\.token)).count == all.count
                 }

@@ -202,7 +202,7 @@ extension ServiceProcesses {
                     stack.sandbox.state.messages(provider: "fcm", limit: 10_000).count >= count / 3
                 }
                 stack.dispatchers[0].killHard()
-                try await poster.value
+                try await within(.seconds(120), "the upstream to finish posting") { try await poster.value }
                 try await eventually(timeout: .seconds(240), "every delivery") {
                     Set(stack.sandbox.state.messages(provider: "fcm", limit: 10_000).map(\.token)).count == count
                 }

@@ -10,7 +10,7 @@ import Testing
 /// with no span whose parent is missing; a provider's 503 and the retry stay in it; an event
 /// without `traceparent` gets a trace of its own; a dead-lettered message keeps its trace.
 extension ServiceProcesses {
-    @Suite("Tracing end to end", .enabled(if: PythonChecker.shouldRun))
+    @Suite("Tracing end to end", .needs(.python))
     struct EndToEndTracingTests {
         @Test func everyEventIsOneTraceAcrossEveryHop() async throws {
             let receiver = try await OTLPReceiver.start()

@@ -10,7 +10,7 @@ import Testing
 extension ServiceProcesses {
     @Suite("End to end through webhooks")
     struct EndToEndWebhookTests {
-        @Test(.enabled(if: PythonChecker.shouldRun)) func webhookModeAndSponsorForwardsReachTheirEndpointsSignedAndOnce() async throws {
+        @Test(.needs(.python)) func webhookModeAndSponsorForwardsReachTheirEndpointsSignedAndOnce() async throws {
             let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0, webhooks: true)
             do {
                 try await Self.aChatEventOfAWebhookModeAppReachesTheTenantSignedAndOnce(stack)

@@ -17,7 +17,7 @@ import Glibc
 
 /// Tests that run service processes on Herald's real queues, one at a time, so that no
 /// process of one test consumes another test's messages.
-@Suite(.serialized, .enabled(if: TestBroker.shouldRun))
+@Suite(.serialized, .needs(.broker))
 struct ServiceProcesses {}
 
 extension ServiceProcesses {
@@ -116,7 +116,7 @@ extension ServiceProcesses {
         }
 
         @Test("the sandbox completes a TLS handshake when it runs without privileges, as the image's user herald runs it",
-              .enabled(if: getuid() == 0, "needs root to start it as another user"))
+              .needs(.root))
         func sandboxServesHTTPSUnprivileged() async throws {
             let httpsPort = try freePort()
             let nobody: UInt32 = 65534
@@ -180,6 +180,7 @@ final class ServiceProcess: Sendable {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_AMQP_URL"] = TestBroker.urlString
+        environment["HERALD_MANAGEMENT_URL"] = TestBroker.managementURL
         environment["HERALD_HTTP_PORT"] = String(port)
         environment["HERALD_OPS_PORT"] = String(opsPort)
         environment["HERALD_HTTP_HOST"] = "127.0.0.1"

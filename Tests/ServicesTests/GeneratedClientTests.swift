@@ -6,7 +6,7 @@ import Testing
 /// A client generated from the gateway's OpenAPI document by `openapi-python-client` (from
 /// PyPI) drives the real executables: the document is enough to integrate with Herald.
 extension ServiceProcesses {
-    @Suite("A client generated from the OpenAPI document", .enabled(if: PythonChecker.shouldRun))
+    @Suite("A client generated from the OpenAPI document", .needs(.python))
     struct GeneratedClientTests {
         @Test func aGeneratedPythonClientRegistersSendsAndFindsWhatBecameOfIt() async throws {
             let python = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")

@@ -21,7 +21,7 @@ extension ServiceProcesses {
         static func run(_ stack: HeraldStack, _ arguments: [String]) async throws -> (status: Int32, output: String) {
             let binary = ServiceProcess.binaryDirectory.appendingPathComponent("heraldctl").path
             return try await runCommand("env", [
-                "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
+                "HERALD_AMQP_URL=\(TestBroker.urlString)", "HERALD_MANAGEMENT_URL=\(TestBroker.managementURL)", "HERALD_GATEWAY_URL=http://127.0.0.1:\(stack.gateway.port)",
                 "HERALD_API_KEY=\(stack.key)", "HERALD_APP=\(stack.app)", binary,
             ] + arguments)
         }
@@ -108,7 +108,7 @@ extension ServiceProcesses {
                 try await Task.sleep(for: .seconds(4))
                 _ = try await TestBroker.rabbitmqctl("clear_policy", "-p", vhost, "full")
                 _ = try await TestBroker.rabbitmqctl("purge_queue", "-p", vhost, queue)
-                let published = try await publishing.value
+                let published = try await within(.seconds(60), "heraldctl publish to end once the queue takes messages again") { try await publishing.value }
                 #expect(published.status == 0, "heraldctl exited \(published.status): \(published.output)")
             } catch {
                 Issue.record(error)

@@ -9,7 +9,7 @@ import Testing
 /// device's client token on the operations it may call. What the configuration pins, and
 /// why, is in `Tests/Interop/schemathesis.toml`.
 extension ServiceProcesses {
-    @Suite("The gateway's OpenAPI document", .enabled(if: PythonChecker.shouldRun))
+    @Suite("The gateway's OpenAPI document", .needs(.python))
     struct OpenAPIConformanceTests {
         @Test func schemathesisFindsNoDisagreementBetweenTheDocumentAndTheGateway() async throws {
             let python = try #require(PythonChecker.python, "no Python with the interop packages: run scripts/test")

@@ -7,7 +7,7 @@ import Testing
 /// preference change reaches every replica within a second, and an event posted to both
 /// gateways is delivered once.
 extension ServiceProcesses {
-    @Suite("Replicas on PostgreSQL", .enabled(if: TestDatabase.shouldRun, "needs PostgreSQL: run scripts/test, or set HERALD_TEST_DATABASE_URL"))
+    @Suite("Replicas on PostgreSQL", .needs(.database))
     struct ReplicaTests {
         @Test func twoReplicasOfEachStatefulServiceShareOneDatabase() async throws {
             let stack = try await HeraldStack.start(

@@ -9,7 +9,7 @@ import Testing
 /// they do across machines: `amqps://` with `HERALD_AMQP_CA_FILE`, and PostgreSQL with
 /// `sslmode=verify-full` and `HERALD_DATABASE_CA_FILE`.
 extension ServiceProcesses {
-    @Suite("Across machines, over TLS", .enabled(if: TestDatabase.shouldRun && TestTLS.shouldRun, "needs the test broker's and PostgreSQL's TLS: run scripts/test"))
+    @Suite("Across machines, over TLS", .needs(.database, .tls))
     struct TLSDeploymentTests {
         /// The database URL the services take, for a fresh database, over TLS to `localhost`.
         static func databaseURL(_ url: PostgresURL) -> String {

@@ -13,7 +13,7 @@ import WebPush
 /// sends to the sandbox's push service; herald-webpush's client sends to a push service
 /// written from the RFCs in Python, which checks the VAPID token with py_vapid and joserfc
 /// and decrypts with http_ece (Interop/push_service.py).
-@Suite(.enabled(if: PythonChecker.shouldRun, "needs the interop packages (scripts/test installs them)"))
+@Suite(.needs(.python))
 struct WebPushInteropTests {
     static let interop = PythonChecker.packageRoot.appendingPathComponent("Tests/WebPushDispatcherTests/Interop")
 
