@@ -45,7 +45,7 @@ let providerTestTargets: [Target] = providerModules.filter { folderExists("Tests
         name: "\(name)DispatcherTests",
         dependencies: [
             .target(name: name), "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderEmulation", "ProviderMessages", "HeraldModel",
-            "ServiceKit", "HeraldDomain", "Messaging", "HeraldCrypto", "HeraldTestSupport",
+            "ServiceKit", "HeraldDomain", "Messaging", "HeraldCrypto", "HeraldTestSupport", "HeraldStackTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -422,16 +422,53 @@ let package = Package(
             ],
             path: "Benchmarks/EncryptionBenchmark"
         ),
+        // What tests share, light (like HummingbirdTesting): the test broker, database and
+        // certificates and what a test needs of them, fixtures, clocks, keys, the Python
+        // checkers and the Java kit. It links no provider, sandbox or service.
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldStorage", "HeraldProviders", "HeraldClient", "APNs",
+                "Messaging", "HeraldModel", "HeraldStorage", "HeraldClient",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/HeraldTestSupport"
+        ),
+        // What tests share, heavy: the provider sandbox in process (TestSandbox), a stage on
+        // the real broker (StageHarness), Web Push subscriptions and webhook verification.
+        .target(
+            name: "HeraldStackTestSupport",
+            dependencies: [
+                "HeraldTestSupport", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldProviders", "APNs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/HeraldStackTestSupport"
+        ),
+        .testTarget(
+            name: "HTTPTransportTests",
+            dependencies: ["HTTPTransport"],
+            path: "Tests/HTTPTransportTests"
+        ),
+        .testTarget(
+            name: "HeraldDomainTests",
+            dependencies: [
+                "HeraldDomain", "HeraldProviders", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/HeraldDomainTests"
+        ),
+        .testTarget(
+            name: "HeraldStorageTests",
+            dependencies: [
+                "HeraldStorage", "ServiceKit", "HeraldTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HeraldStorageTests"
         ),
         .testTarget(
             name: "HeraldModelTests",
@@ -462,7 +499,7 @@ let package = Package(
         .testTarget(
             name: "EncryptionTests",
             dependencies: [
-                "HeraldProviders", "Encryption", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport",
+                "HeraldProviders", "Encryption", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -475,7 +512,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "DispatchKit", "Encryption", "HTTPTransport",
-                "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldControl",
+                "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -489,7 +526,7 @@ let package = Package(
         .testTarget(
             name: "RegistrationTests",
             dependencies: [
-                "Registration", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "Registration", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -502,7 +539,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: [
-                "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStorage",
+                "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -511,7 +548,7 @@ let package = Package(
         .testTarget(
             name: "DispatchKitTests",
             dependencies: [
-                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport",
+                "DispatchKit", "HTTPTransport", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "HeraldStackTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -541,7 +578,7 @@ let package = Package(
         .testTarget(
             name: "ProviderSandboxTests",
             dependencies: [
-                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "ServiceKit", "HeraldModel", "Encryption", "ProviderMessages", "HeraldCrypto",
+                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "HeraldStackTestSupport", "ServiceKit", "HeraldModel", "Encryption", "ProviderMessages", "HeraldCrypto",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -553,7 +590,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
-                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "ProviderSandbox", "Registration", "HeraldCrypto", "HTTPTransport", "HeraldClient", "Gateway", "HeraldServices",
+                "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "HeraldStackTestSupport", "ProviderSandbox", "Registration", "HeraldCrypto", "HTTPTransport", "HeraldClient", "Gateway", "HeraldServices",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -3,6 +3,7 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 import ProviderMessages
 import ProviderSandbox

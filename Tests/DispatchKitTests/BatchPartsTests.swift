@@ -1,6 +1,7 @@
 import DispatchKit
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// Splitting a batch into parts sent concurrently, and putting the results back in order.

@@ -3,6 +3,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import ServiceKit
 import Testing
 

@@ -4,6 +4,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Logging
 import Messaging
 import Encryption

@@ -4,6 +4,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 import Logging
 import Messaging

@@ -3,6 +3,7 @@ import FCM
 import Foundation
 import HeraldDomain
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Logging
 import ServiceKit
 import Testing

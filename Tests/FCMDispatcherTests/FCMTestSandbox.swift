@@ -1,6 +1,7 @@
 import FCM
 import Foundation
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 
 typealias FCMTestSandbox = TestSandbox

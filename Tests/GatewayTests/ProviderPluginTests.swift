@@ -5,6 +5,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Messaging
 import Encryption
 import Registration

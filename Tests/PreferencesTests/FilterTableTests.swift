@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Preferences
 import ServiceKit
 import Testing

@@ -3,6 +3,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldStorage
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Messaging
 import Preferences
 import ServiceKit

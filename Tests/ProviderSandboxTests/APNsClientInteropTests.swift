@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HeraldTestSupport
+import HeraldStackTestSupport
 import ProviderSandbox
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// The sandbox accepts what Google accepts: Google's own auth library (google-auth from

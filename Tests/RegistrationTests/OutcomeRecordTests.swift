@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Logging
 import Messaging
 import Registration

@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// iOS devices through the real executables, on APNs: a Smart ID `OS: iOS` device and an

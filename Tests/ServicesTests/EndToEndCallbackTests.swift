@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// Outcome callbacks through the real executables: an app with `callbacks` is told, signed

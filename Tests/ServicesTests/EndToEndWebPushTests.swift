@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 import WebPush
 

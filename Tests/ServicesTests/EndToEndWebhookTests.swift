@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// Webhook forwards through the real executables, to the sandbox's receiver standing for

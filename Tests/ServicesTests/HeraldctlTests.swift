@@ -4,6 +4,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Messaging
 import ServiceKit
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Testing
 
 /// What the upstreams really send and their apps really need, through the real executables

@@ -4,6 +4,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 import ProviderSandbox
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 import ProviderSandbox
 import WebPush

@@ -2,6 +2,7 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HTTPTransport
 import ProviderSandbox
 import Testing

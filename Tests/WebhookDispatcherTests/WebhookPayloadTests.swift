@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import HeraldStackTestSupport
 import HeraldModel
 import Testing
 import Webhook

@@ -1,5 +1,6 @@
 import Foundation
 import ProviderSandbox
+import HeraldTestSupport
 
 /// Verifies a forward the sandbox's webhook receiver got, as a tenant would, with the
 /// Standard Webhooks reference library for Python (`Tests/Interop/verify_webhook.py`).

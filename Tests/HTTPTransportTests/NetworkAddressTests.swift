@@ -1,6 +1,5 @@
 import HTTPTransport
 import Testing
-import Webhook
 
 /// The scopes the server-side request forgery guard reads addresses by.
 @Suite struct NetworkAddressTests {

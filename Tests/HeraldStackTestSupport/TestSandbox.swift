@@ -4,6 +4,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import ProviderSandbox
+import HeraldTestSupport
 
 /// A provider sandbox started in this process (HTTPS with HTTP/2 on a free port), with its
 /// demo FCM service account and CA written to a temporary folder.

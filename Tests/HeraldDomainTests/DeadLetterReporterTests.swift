@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
+import HeraldStackTestSupport
 import Messaging
 import ServiceKit
 import Testing

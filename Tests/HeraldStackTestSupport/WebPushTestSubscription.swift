@@ -1,5 +1,6 @@
 import Foundation
 import ProviderSandbox
+import HeraldTestSupport
 
 /// A browser's subscription to the sandbox's push service, as `PushSubscription.toJSON()`
 /// gives it: what a test registers as a Web Push device.

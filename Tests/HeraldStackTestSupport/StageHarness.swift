@@ -6,6 +6,7 @@ import Logging
 import Messaging
 import ServiceKit
 import ServiceLifecycle
+import HeraldTestSupport
 
 /// A service's stage on the real broker, between private queues: an input work queue (with
 /// its dead-letter queue), output exchanges and queues bound to them, and a runtime whose
