@@ -8,9 +8,7 @@ ensure_dockerd() {
     install_packages docker.io docker-compose debootstrap
     started_dockerd=0
     if docker info >/dev/null 2>&1; then log "using the Docker engine that answers"; return; fi
-    # A caller may name the folder beforehand (scripts/test, which starts the engine in the
-    # background and stops it itself): the pid file there says dockerd was started here.
-    dockerd_dir="${dockerd_dir:-$(mktemp -d)}"
+    dockerd_dir="$(mktemp -d)"
     log "starting dockerd (log in $dockerd_dir/dockerd.log)"
     as_root dockerd --pidfile "$dockerd_dir/dockerd.pid" >"$dockerd_dir/dockerd.log" 2>&1 &
     local deadline=$((SECONDS + 60))
@@ -23,13 +21,12 @@ ensure_dockerd() {
 
 # stop_dockerd: stops the dockerd ensure_dockerd started, and only that one.
 stop_dockerd() {
-    [ "${started_dockerd:-0}" -eq 1 ] || [ -s "${dockerd_dir:-/nonexistent}/dockerd.pid" ] || return 0
+    [ "${started_dockerd:-0}" -eq 1 ] || return 0
     local pid
     pid="$(cat "$dockerd_dir/dockerd.pid" 2>/dev/null || true)"
     [ -n "$pid" ] && as_root kill "$pid" 2>/dev/null || true
     local deadline=$((SECONDS + 30))
     while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
-    rm -f "$dockerd_dir/dockerd.pid"
     started_dockerd=0
 }
 
@@ -55,7 +52,7 @@ swift_builder_image() {
     docker image inspect "$name" >/dev/null 2>&1 && return 0
     [ -x /opt/swift/usr/bin/swift ] || { echo "no Swift toolchain in /opt/swift to make $name from" >&2; return 1; }
     log "making $name from the base, /opt/swift and /opt/swift-packages"
-    docker run --cpu-shares "${docker_cpu_shares:-1024}" --name "$container" herald-base:bookworm sh -c 'apt-get update -q >/dev/null \
+    docker run --name "$container" herald-base:bookworm sh -c 'apt-get update -q >/dev/null \
         && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends binutils git gnupg2 libc6-dev \
            libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev \
            libz3-dev pkg-config tzdata zlib1g-dev ca-certificates >/dev/null \
@@ -84,78 +81,6 @@ standin_images() {
         tag="$(sed -n 's/^# tag: //p' "$file")"
         [ "$(docker image inspect -f '{{index .Config.Labels "herald.standins"}}' "$tag" 2>/dev/null)" = "$digest" ] && continue
         log "building the stand-in $tag ($file)"
-        docker build -q --cpu-shares "${docker_cpu_shares:-1024}" --label "herald.standins=$digest" -t "$tag" -f "$file" deploy/standins >/dev/null
+        docker build -q --label "herald.standins=$digest" -t "$tag" -f "$file" deploy/standins >/dev/null
     done
-}
-
-# herald_image: herald:latest built from the Dockerfile as compose.yaml's `build:` builds it
-# (the same context and build arguments, through the same `docker build`), so that a
-# `docker compose up --build` after it finds every layer built and only relabels.
-herald_image() {
-    log "building herald:latest from the Dockerfile"
-    docker build -q --cpu-shares "${docker_cpu_shares:-1024}" \
-        --build-arg HERALD_VERSION="${HERALD_VERSION:-dev}" --build-arg HERALD_COMMIT="${HERALD_COMMIT:-unknown}" \
-        -t herald:latest . >/dev/null
-}
-
-# prepare_compose_images: starts, in the background, everything scripts/compose-check builds
-# before its first `up` (the engine, the stand-ins, the herald image), so that the check
-# finds them built. scripts/test starts it before its own build: making the stand-ins mostly
-# waits on the network and the disk, and what the two builds leave idle of the two cores the
-# other takes. Its log is in $dockerd_dir/prepare.log; a failure here only means that the
-# check builds them itself.
-prepare_compose_images() {
-    dockerd_dir="$(mktemp -d)"
-    (
-        set -e
-        ensure_dockerd
-        standin_images
-        HERALD_COMMIT="$(git rev-parse HEAD 2>/dev/null || echo unknown)" herald_image
-        log "the compose check's images are built"
-    ) >"$dockerd_dir/prepare.log" 2>&1 &
-    prepare_pid=$!
-}
-
-# process_tree PID: PID and every process below it.
-process_tree() {
-    local child
-    echo "$1"
-    for child in $(pgrep -P "$1"); do process_tree "$child"; done
-}
-
-# compose_images_weight WEIGHT: the CPU weight of the background build, "low" or "normal":
-# low is nice 19 for its processes on the host and 2 CPU shares (against 1024) for its
-# containers, kept on each container it starts while low, so that tests that run beside it
-# lose almost nothing to it and it takes only what they leave idle.
-compose_images_weight() {
-    [ -n "${prepare_pid:-}" ] && kill -0 "$prepare_pid" 2>/dev/null || return 0
-    local nice=0 shares=1024 pid
-    if [ "$1" = low ]; then nice=19; shares=2; fi
-    if [ -n "${weight_keeper:-}" ]; then kill "$weight_keeper" 2>/dev/null || true; wait "$weight_keeper" 2>/dev/null || true; weight_keeper=; fi
-    for pid in $(process_tree "$prepare_pid"); do as_root renice -n "$nice" -p "$pid" >/dev/null 2>&1 || true; done
-    update_shares() {
-        local container
-        for container in $(docker ps -q 2>/dev/null); do docker update --cpu-shares "$1" "$container" >/dev/null 2>&1 || true; done
-    }
-    update_shares "$shares"
-    if [ "$1" = low ]; then
-        ( while sleep 5; do update_shares 2; done ) >/dev/null 2>&1 &
-        weight_keeper=$!
-    fi
-}
-
-# finish_compose_images: waits for prepare_compose_images at full weight, and prints its log
-# if it failed.
-finish_compose_images() {
-    [ -n "${prepare_pid:-}" ] || return 0
-    local started=$SECONDS
-    compose_images_weight normal
-    log "waiting for the compose check's images (building in the background)"
-    if wait "$prepare_pid"; then
-        log "the compose check's images were ready, $(( SECONDS - started )) s after the wait began"
-    else
-        log "building the compose check's images in the background failed (the check builds them itself):"
-        tail -20 "$dockerd_dir/prepare.log"
-    fi
-    prepare_pid=
 }
