@@ -197,10 +197,11 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTracing",
+                "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTracing", "HTTPTransport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -295,6 +296,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             path: "Shared/ServiceKit"

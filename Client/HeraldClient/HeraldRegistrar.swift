@@ -44,9 +44,11 @@ public struct HeraldRegistrar: Sendable {
         _ = try await send("POST", "/smartid/devices", json: ["deviceID": deviceToken, "OS": os, "profileIDs": profileIds])
     }
 
-    /// Removes this device: it gets no more pushes.
-    public func unregisterDevice(deviceId: String) async throws(HeraldClientError) {
-        _ = try await send("DELETE", "/devices/\(Self.segment(deviceId))")
+    /// Removes this device: it gets no more pushes. Works signed out, with no client token:
+    /// the device's push token (`token`, as registered) is the proof that the device is this
+    /// app's. Repeatable: a device already removed is success.
+    public func unregisterDevice(deviceId: String, token: String) async throws(HeraldClientError) {
+        _ = try await send("POST", "/devices/\(Self.segment(deviceId))/unregister", json: ["token": token], authenticated: false)
     }
 
     /// The device's notification configuration and its version (`ETag`, for `setConfiguration`).
@@ -67,24 +69,27 @@ public struct HeraldRegistrar: Sendable {
     }
 
     /// One call, again once with a fresh token after a 401; answers the body and the `ETag`.
-    func send(_ method: String, _ path: String, json: [String: Any]) async throws(HeraldClientError) -> (body: Data, entityTag: String?) {
+    func send(_ method: String, _ path: String, json: [String: Any], authenticated: Bool = true) async throws(HeraldClientError) -> (body: Data, entityTag: String?) {
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: json) } catch { throw HeraldClientError(.malformedPayload, "the request cannot be written as JSON") }
-        return try await send(method, path, body: body)
+        return try await send(method, path, body: body, authenticated: authenticated)
     }
 
-    func send(_ method: String, _ path: String, body: Data? = nil, ifMatch: String? = nil) async throws(HeraldClientError) -> (body: Data, entityTag: String?) {
+    /// One call; `authenticated` ones carry a client token, and go again once with a fresh one after a 401.
+    func send(_ method: String, _ path: String, body: Data? = nil, ifMatch: String? = nil, authenticated: Bool = true) async throws(HeraldClientError) -> (body: Data, entityTag: String?) {
         guard let url = URL(string: gateway.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/v1/apps/\(Self.segment(app))" + path) else {
             throw HeraldClientError(.requestFailed, "not a URL: \(gateway)")
         }
         for refresh in [false, true] {
-            let token: String
-            do { token = try await tokenProvider(refresh) } catch {
-                throw HeraldClientError(.unauthorized, "the token provider failed: \(error)")
-            }
             var request = URLRequest(url: url)
             request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            if authenticated {
+                let token: String
+                do { token = try await tokenProvider(refresh) } catch {
+                    throw HeraldClientError(.unauthorized, "the token provider failed: \(error)")
+                }
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            }
             if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
             if let body {
                 request.httpBody = body

@@ -49,13 +49,18 @@ public struct WebPushProvider: DispatchProvider, ConfiguredProvider {
         return payload.utf8.count * 3 / 4 <= Self.payloadLimit
     }
 
-    /// An https URL with a host: what a browser's subscription names.
-    public func tokenProblem(_ token: String) -> String? {
+    /// An https URL with a host: what a browser's subscription names. A host that is an IP
+    /// literal must be a public address, or a private or loopback one where the app's
+    /// `webpush.allowPrivateNetworks` lets the dispatcher send there.
+    public func tokenProblem(_ token: String, app: AppConfiguration?) -> String? {
         guard let url = URL(string: token), url.scheme == "https", let host = url.host, !host.isEmpty else {
             return "must be the subscription's https endpoint"
         }
         if let address = NetworkAddress(host), address.scope != .global {
-            return "names a \(address.scope.rawValue) address, which Herald does not send to"
+            let allowed = (try? app?.settings(WebPushSettings.self, app: "-"))??.allowPrivateNetworks ?? false
+            guard allowed, address.scope.isPrivateNetwork else {
+                return "names a \(address.scope.rawValue) address, which Herald does not send to" + (address.scope.isPrivateNetwork ? " unless the app's webpush.allowPrivateNetworks is true" : "")
+            }
         }
         return nil
     }

@@ -3,6 +3,7 @@ import Gateway
 import HTTPTypes
 import HeraldControl
 import Hummingbird
+import ServiceKit
 import ServiceLifecycle
 
 /// Serves the Herald Console under `/console`: its pages (one shell, drawn by ES modules;
@@ -11,8 +12,8 @@ import ServiceLifecycle
 /// (sign-in, system state, dead letters, samples). The API key travels only in the
 /// `Authorization` header, never in a URL.
 public enum ConsoleRoutes {
-    public static func add(to router: Router<BasicRequestContext>, console: Console) {
-        let group = router.group("/console").add(middleware: ConsoleHeaders<BasicRequestContext>())
+    public static func add(to router: Router<HeraldRequestContext>, console: Console) {
+        let group = router.group("/console").add(middleware: ConsoleHeaders<HeraldRequestContext>())
         for path in ["/", "/:page", "/:page/:id"] {
             group.get(RouterPath(path)) { _, _ -> Response in
                 guard let shell = ConsoleAssets.shared.shell else { return problem(GatewayError(404, "Not Found", "the console's files are missing")) }
@@ -72,7 +73,7 @@ public enum ConsoleRoutes {
 
     /// The console on a port of its own (`HERALD_CONSOLE_PORT`), apart from health and metrics.
     public static func server(console: Console) -> some Service {
-        let router = Router()
+        let router = Router(context: HeraldRequestContext.self)
         add(to: router, console: console)
         let logger = console.logger
         return Application(

@@ -57,9 +57,11 @@ public enum DataMap {
         key == "id" || key == "path" || key.hasSuffix("Id") || key.hasSuffix("ID")
     }
 
-    /// `{"a":1,"b":2}` → `["a","b"]`; text that is not a JSON object is left out (`[]`).
+    /// `{"a":1,"b":2}` → `["a","b"]`; a list of keys (Webcom's SDK gives the removed children
+    /// so) stays as it is; any other text is left out (`[]`).
     static func keysOnly(_ json: String) -> String {
-        let keys = ((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any])?.keys.sorted() ?? []
+        let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8))
+        let keys = (parsed as? [String: Any])?.keys.sorted() ?? (parsed as? [Any])?.compactMap { $0 as? String } ?? []
         let encoded = (try? JSONSerialization.data(withJSONObject: keys, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
         return String(decoding: encoded, as: UTF8.self)
     }

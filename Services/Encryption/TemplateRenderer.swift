@@ -4,7 +4,9 @@ import ServiceKit
 
 /// Renders an alert for a device: a literal alert as given, or a template chosen by name
 /// and the device's locale, with `{placeholder}`s filled from the alert's arguments, then
-/// the event's context, then its data. A title that renders empty is left out.
+/// the event's context, then its data; `{placeholder|words}` is filled with `words` where the
+/// value is missing or empty (an unnamed channel, an actor without a display name, an empty
+/// text). A title that renders empty is left out.
 ///
 /// Lookup, for template `name` and locale `et-EE`: the app's templates for `et-EE`, `et`,
 /// `default`, `en`; then Herald's built-in template. With an argument `messageType`
@@ -18,11 +20,11 @@ public struct TemplateRenderer: Sendable {
     /// request and an Evernym message (see `PushPresentation`), the neutral alert of
     /// encrypted iOS pushes, and the placeholder of extension-decoded ones.
     public static let builtIn: [String: Template] = [
-        "channel.created": Template(title: "{channel}", body: "You're now member of {channel}!"),
-        "member.joined": Template(title: "{user}", body: "{user} has joined {channel}"),
-        "message.created": Template(title: "{user} ({channel})", body: "{text}"),
-        "message.created.image": Template(title: "{user} ({channel})", body: "Image Message"),
-        "message.created.\(otherType)": Template(title: "{user} ({channel})", body: "Special message"),
+        "channel.created": Template(title: "{channel|New chat}", body: "You're now member of {channel|a new chat}!"),
+        "member.joined": Template(title: "{user|Someone}", body: "{user|Someone} has joined {channel|the chat}"),
+        "message.created": Template(title: "{user|Someone} ({channel|Chat})", body: "{text|New message}"),
+        "message.created.image": Template(title: "{user|Someone} ({channel|Chat})", body: "Image Message"),
+        "message.created.\(otherType)": Template(title: "{user|Someone} ({channel|Chat})", body: "Special message"),
         "smartid.auth": Template(title: nil, body: "{requestor}: confirm your sign-in"),
         "smartid.sign": Template(title: nil, body: "{requestor}: sign a document"),
         "evernym.message": Template(title: "{msgSenderName}", body: "New message"),
@@ -102,7 +104,8 @@ public struct TemplateRenderer: Sendable {
         return candidates
     }
 
-    /// Replaces each `{name}` with its value; unknown names become empty text.
+    /// Replaces each `{name}` with its value and each `{name|fallback}` with its value or,
+    /// where that is missing or empty, `fallback`; unknown names become empty text.
     static func fill(_ text: String, _ value: (String) -> String?) -> String {
         var result = ""
         var rest = text[...]
@@ -112,13 +115,15 @@ public struct TemplateRenderer: Sendable {
                 rest = rest[open...]
                 break
             }
-            let name = rest[rest.index(after: open)..<close]
+            let inside = rest[rest.index(after: open)..<close]
+            let name = inside.prefix { $0 != "|" }
             if name.isEmpty || name.contains(where: { $0.isWhitespace || $0 == "{" }) {
                 result += rest[open...open]
                 rest = rest[rest.index(after: open)...]
                 continue
             }
-            result += value(String(name)) ?? ""
+            let filled = value(String(name)) ?? ""
+            result += filled.isEmpty && name.count < inside.count ? String(inside.dropFirst(name.count + 1)) : filled
             rest = rest[rest.index(after: close)...]
         }
         return result + rest

@@ -5,12 +5,16 @@ import HeraldModel
 public enum Caller: Sendable, Hashable {
     case server(keyId: String)
     case client(ClientIdentity)
+    /// An app without a credential that proves a device is its own by the device's push
+    /// token (`Endpoint.provenByPushToken`).
+    case pushTokenHolder
 
     /// The rate limiter's key bucket: each API key its own; the app's client tokens share one.
     var rateLimitKey: String {
         switch self {
         case .server(let keyId): keyId
         case .client: "clientTokens"
+        case .pushTokenHolder: "pushTokens"
         }
     }
 

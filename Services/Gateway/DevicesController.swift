@@ -41,7 +41,7 @@ struct DevicesController {
         let platform = try unnamedTokenPlatform(os: os, app: call.app, field: "deviceID")
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
         try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
-        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid("deviceID", problem) }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.invalid("deviceID", problem) }
         return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
     }
 
@@ -121,7 +121,7 @@ struct DevicesController {
         let shape = gateway.providers[platform]?.registrationShape ?? .token
         let (token, key, field) = try handedOver(body, platform: platform, shape: shape)
         if named == nil { try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: field) }
-        if let problem = gateway.providers.tokenProblem(token, platform: platform) { throw GatewayError.invalid(field, problem) }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.invalid(field, problem) }
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
             // A client token's device is its user's: the token's `sub` unless the body names a user.
@@ -168,6 +168,18 @@ struct DevicesController {
             throw GatewayError.invalid("userId", "must be 1 to \(TextLimits.identifier) characters")
         }
         return try await gateway.registry(call.acting(.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: userId)), status: 200)
+    }
+
+    /// `POST …/devices/{deviceId}/unregister` with `{"token": <the device's push token>}`: a
+    /// signed-out app removes its own device with no credential but the token its provider
+    /// gave it (a browser's: its subscription's endpoint). The device id alone is never
+    /// enough: a device that holds another token, or none of that id, stays as it is, and the
+    /// answer (200, `removed: false`) does not say which.
+    func unregisterDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let token = try call.fields().string("token")
+        let reply = try await gateway.call(
+            RegistrationCommand.unregisterDevice(app: call.app, deviceId: try call.parameter("deviceId"), userId: nil, token: token), to: .registration, RegistrationReply.self)
+        return try Gateway.json(200, RegistrationReply(removed: reply.removed ?? false, detail: reply.removed == true ? "removed" : "no device of this id holds this push token"))
     }
 }
 

@@ -10,9 +10,10 @@ import ServiceKit
 public enum Endpoint: String, CaseIterable, Sendable {
     case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
     case emailMessages, emailAddressKey, webcomEvents, getEvent, listEvents, getStats
-    case listDevices, listUserDevices, putDevice, getDevice, deleteDevice, getConfiguration, putConfiguration
+    case listDevices, listUserDevices, putDevice, getDevice, deleteDevice, unregisterDevice, getConfiguration, putConfiguration
     case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
     case getSettings, putSettings
+    case listIngestURLs, createIngestURL, rotateIngestURL, revokeIngestURL, revokeIngestSecret
     /// A provider's document for the app's clients (`ProviderResource`): served at each
     /// resource's own path, `/<platform>/<name>`, which the router makes from the registry.
     case getProviderResource
@@ -61,6 +62,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .putDevice: Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).putDevice($1) }
         case .getDevice: Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).getDevice($1) }
         case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).deleteDevice($1) }
+        case .unregisterDevice: Route(.post, "/devices/:deviceId/unregister", .devices, .refused) { try await DevicesController(gateway: $0).unregisterDevice($1) }
         case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).getConfiguration($1) }
         case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).putConfiguration($1) }
         case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getUserPreferences($1) }
@@ -69,6 +71,11 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putChannelPreferences($1) }
         case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).getSettings($1) }
         case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).putSettings($1) }
+        case .listIngestURLs: Route(.get, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).list($1) }
+        case .createIngestURL: Route(.post, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).create($1) }
+        case .rotateIngestURL: Route(.post, "/ingest-urls/:id/secrets", .admin, .refused) { try await IngestController(gateway: $0).rotate($1) }
+        case .revokeIngestURL: Route(.delete, "/ingest-urls/:id", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) }
+        case .revokeIngestSecret: Route(.delete, "/ingest-urls/:id/secrets/:fingerprint", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) }
         case .getProviderResource: Route(.get, "/:platform/:resource", .devices, .ownDevices) { try await ProvidersController(gateway: $0).getResource($1) }
         }
     }
@@ -80,4 +87,21 @@ public enum Endpoint: String, CaseIterable, Sendable {
 
     /// Whether the endpoint publishes an event (and answers 202).
     public var publishes: Bool { route.scope == .events && route.method == .post }
+
+    /// Whether the request proves itself by a device's push token in its body instead of a
+    /// credential: a signed-out app removing its own device (`unregisterDevice`) holds no
+    /// client token, only the token its provider gave the device. An `Authorization` header
+    /// is not read there.
+    public var provenByPushToken: Bool { self == .unregisterDevice }
+
+    /// The source whose ingest URLs take this endpoint (`smartid`, `evernym`, …, `events`: the
+    /// first segment of its path), for an endpoint that publishes; nil for any other.
+    public var ingestSource: String? {
+        publishes ? String(route.path.dropFirst().prefix { $0 != "/" }) : nil
+    }
+
+    /// The endpoint an ingest URL of `source` takes.
+    public static func ingesting(_ source: String) -> Endpoint? {
+        allCases.first { $0.ingestSource == source }
+    }
 }

@@ -17,7 +17,10 @@ struct EventsController {
         let app = gateway.apps.apps[call.app]
         return try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now) { [providers = gateway.providers] in providers.comMethodToken($0, app: app) }, at: call.now)
     }
-    func upstraEvents(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
+    func upstraEvents(_ call: Gateway.Call) async throws -> Gateway.Reply {
+        let notifyActor = gateway.apps.apps[call.app]?.notifyActor ?? false
+        return try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, notifyActor: notifyActor, now: call.now), at: call.now)
+    }
     func emailMessages(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now), at: call.now) }
     func webcomEvents(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
 
@@ -62,7 +65,7 @@ struct EventsController {
                 guard gateway.providers[token.platform]?.deliversEvents == true else {
                     throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(gateway.providers.eventPlatforms.map(\.rawValue).joined(separator: ", "))")
                 }
-                if let problem = gateway.providers.tokenProblem(token.token, platform: token.platform) {
+                if let problem = gateway.providers.tokenProblem(token.token, platform: token.platform, app: gateway.apps.apps[event.app]) {
                     throw GatewayError.invalid("audience.tokens[\(index)].token", problem)
                 }
             }

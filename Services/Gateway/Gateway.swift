@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 import HeraldDomain
 import HeraldModel
 import Logging
@@ -18,6 +19,10 @@ public struct Gateway: Sendable {
         /// over the providers' 4 KiB is accepted and reaches its devices degraded (`onlyKeys`,
         /// `tooBig`), as Webcom's own server would push it, instead of being refused.
         public var webcomBodyLimit: Int = 1024 * 1024
+        /// The limit of an Upstra event's body (`HERALD_GATEWAY_UPSTRA_BODY_LIMIT`): a message to
+        /// a channel lists every member to notify, and 2 MiB holds 20,000 and more ids of 36
+        /// characters (a UUID) in one event.
+        public var upstraBodyLimit: Int = 2 * 1024 * 1024
         public var publishTimeout: Duration = .seconds(5)
         public var commandTimeout: Duration = .seconds(5)
         /// How many packs of events await the broker's confirm at once; the events of the
@@ -28,18 +33,27 @@ public struct Gateway: Sendable {
         public var preferencesQueue = HeraldTopology.CommandQueue.preferences.name
         public init() {}
 
-        /// The defaults, with `HERALD_GATEWAY_WEBCOM_BODY_LIMIT` (bytes) read from `environment`.
+        /// The defaults, with `HERALD_GATEWAY_WEBCOM_BODY_LIMIT` and `HERALD_GATEWAY_UPSTRA_BODY_LIMIT`
+        /// (bytes) read from `environment`.
         public init(environment: [String: String]) throws {
             self.init()
             let reader = EnvironmentReader(environment)
-            webcomBodyLimit = try reader.parse("HERALD_GATEWAY_WEBCOM_BODY_LIMIT", expected: "a number of bytes from 65536 to 67108864") {
-                Int($0).flatMap { (64 * 1024...64 * 1024 * 1024).contains($0) ? $0 : nil }
-            } ?? webcomBodyLimit
+            func limit(_ name: String) throws -> Int? {
+                try reader.parse(name, expected: "a number of bytes from 65536 to 67108864") {
+                    Int($0).flatMap { (64 * 1024...64 * 1024 * 1024).contains($0) ? $0 : nil }
+                }
+            }
+            webcomBodyLimit = try limit("HERALD_GATEWAY_WEBCOM_BODY_LIMIT") ?? webcomBodyLimit
+            upstraBodyLimit = try limit("HERALD_GATEWAY_UPSTRA_BODY_LIMIT") ?? upstraBodyLimit
         }
 
         /// The largest body `endpoint` takes.
         public func bodyLimit(_ endpoint: Endpoint) -> Int {
-            endpoint == .webcomEvents ? max(bodyLimit, webcomBodyLimit) : bodyLimit
+            switch endpoint {
+            case .webcomEvents: max(bodyLimit, webcomBodyLimit)
+            case .upstraEvents: max(bodyLimit, upstraBodyLimit)
+            default: bodyLimit
+            }
         }
     }
 
@@ -57,11 +71,18 @@ public struct Gateway: Sendable {
         /// Sent by the Herald Console on an operator's behalf: the key needs the `console`
         /// scope (or `admin`) instead of the endpoint's own.
         public var viaConsole: Bool
+        /// The secret of the ingest URL the request came to (`/v1/ingest/{secret}/…`), which is
+        /// its credential and names its app; never logged or shown.
+        public var ingestSecret: String?
+        /// The address of the peer it came from, as text (an ingest URL's networks are checked against it).
+        public var peer: String?
         public init(
             endpoint: Endpoint, parameters: [String: String], query: [String: String] = [:], authorization: String?,
-            idempotencyKey: String? = nil, ifMatch: String? = nil, body: Data, viaConsole: Bool = false
+            idempotencyKey: String? = nil, ifMatch: String? = nil, body: Data, viaConsole: Bool = false, ingestSecret: String? = nil, peer: String? = nil
         ) {
             self.viaConsole = viaConsole
+            self.ingestSecret = ingestSecret
+            self.peer = peer
             self.ifMatch = ifMatch
             self.endpoint = endpoint
             self.parameters = parameters
@@ -151,6 +172,8 @@ public struct Gateway: Sendable {
     let recent: RecentEvents
     /// Fails publishes whose confirm does not come in time; a `Service` of the executable.
     public let deadlines: Deadlines
+    /// The ingest URLs requests may come to instead of carrying a credential.
+    public let ingest: IngestSecrets
     let configuration: Configuration
     let logger: Logger
     private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
@@ -168,6 +191,7 @@ public struct Gateway: Sendable {
         self.rpc = rpc
         self.recent = recent
         self.deadlines = deadlines
+        ingest = IngestSecrets(apps: apps)
         self.configuration = configuration
         self.logger = logger
     }
@@ -178,6 +202,7 @@ public struct Gateway: Sendable {
     public func reload(_ apps: AppsConfiguration) throws {
         let credentials = try Credentials(apps: apps)
         current.replace(apps: apps, credentials: credentials)
+        ingest.update(apps: apps)
         limiter.update(apps: apps)
     }
 
@@ -211,18 +236,27 @@ public struct Gateway: Sendable {
     public func authorizeConsole(_ authorization: String?, app: String) throws(GatewayError) -> String {
         switch try credentials.authenticate(authorization, app: app, scope: .console) {
         case .server(let keyId): return keyId
-        case .client: throw Self.clientRefused("a client token cannot sign in to the console: that takes an API key with the console scope")
+        case .client, .pushTokenHolder: throw Self.clientRefused("a client token cannot sign in to the console: that takes an API key with the console scope")
         }
     }
 
     static func clientRefused(_ detail: String) -> GatewayError { GatewayError(403, "Forbidden", detail) }
 
     private func answer(_ request: Request) async throws -> Reply {
-        let app = request.parameters["app"] ?? ""
         let route = request.endpoint.route
-        // The credential first: an app that does not exist is answered like another app's
-        // (403 for a key, 401 for a client token), so nobody learns which apps exist.
-        let caller = try credentials.authenticate(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
+        let app: String
+        let caller: Caller
+        if let secret = request.ingestSecret {
+            // An ingest URL: its secret is the credential and names the app.
+            (app, caller) = try admitIngest(secret, to: request)
+        } else {
+            app = request.parameters["app"] ?? ""
+            // The credential first: an app that does not exist is answered like another app's
+            // (403 for a key, 401 for a client token), so nobody learns which apps exist.
+            caller = request.endpoint.provenByPushToken && !request.viaConsole
+                ? Caller.pushTokenHolder
+                : try credentials.authenticate(request.authorization, app: app, scope: request.viaConsole ? .console : route.scope)
+        }
         if let identity = caller.client { try Self.admit(identity, to: request, route: route) }
         try limiter.admit(app: app, keyId: caller.rateLimitKey)
         let limit = configuration.bodyLimit(request.endpoint)
@@ -230,6 +264,27 @@ public struct Gateway: Sendable {
             throw GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes")
         }
         return try await route.handler(self, Call(request: request, app: app, now: Date(), caller: caller))
+    }
+
+    /// The app and caller of a request to an ingest URL: 404 for a secret no URL has, a revoked
+    /// one, or another source's (which one is not said), 403 from outside the URL's sender
+    /// networks; the URL acts as a server's key with the events scope, named `ingest:<id>`.
+    func admitIngest(_ secret: String, to request: Request) throws(GatewayError) -> (app: String, caller: Caller) {
+        let notFound = GatewayError(404, "Not Found", "no ingest URL has this secret for this endpoint: it is wrong, revoked, or another source's")
+        switch ingest.match(secret: secret[...]) {
+        case .notLoaded:
+            throw GatewayError.unavailable("the gateway is still reading the ingest URLs; try again")
+        case .unknown:
+            throw notFound
+        case .url(let entry):
+            guard entry.source == request.endpoint.ingestSource else { throw notFound }
+            if !entry.networks.isEmpty {
+                guard let peer = request.peer.flatMap(NetworkAddress.init), entry.networks.contains(where: { $0.contains(peer) }) else {
+                    throw GatewayError(403, "Forbidden", "ingest URL \(entry.id) takes requests from its allowed sender networks only")
+                }
+            }
+            return (entry.app, .server(keyId: "ingest:\(entry.id)"))
+        }
     }
 
     /// What a client token may do (`Endpoint.route`'s `client` column): 403 for a server's

@@ -3,14 +3,17 @@ import HeraldDomain
 import HeraldTracing
 import HTTPTypes
 import Hummingbird
+import ServiceKit
 
 /// Serves the gateway on a Hummingbird router: one route per `Endpoint`, and the OpenAPI
 /// document at `/openapi.yaml`.
 public enum GatewayRoutes {
-    public static func add(to router: Router<BasicRequestContext>, gateway: Gateway) {
-        // A server span per request, continuing the caller's `traceparent`/`tracestate`.
-        if HeraldTracing.isEnabled { router.add(middleware: TracingMiddleware()) }
+    public static func add(to router: Router<HeraldRequestContext>, gateway: Gateway) {
+        // A server span per request, continuing the caller's `traceparent`/`tracestate`; an
+        // ingest URL's secret is masked in it.
+        if HeraldTracing.isEnabled { router.add(middleware: SecretMaskingTracingMiddleware()) }
         addEndpoints(to: router, gateway: gateway)
+        addIngestEndpoints(to: router, gateway: gateway)
         router.get("/openapi.yaml") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(OpenAPIDocument.yaml.utf8))))
         }
@@ -18,28 +21,13 @@ public enum GatewayRoutes {
 
     /// Every endpoint under `prefix` (the console mounts them under `/console/api`, acting with
     /// the console scope: `viaConsole`), and 405 for a method a path lacks.
-    public static func addEndpoints(to router: some RouterMethods<BasicRequestContext>, gateway: Gateway, prefix: String = "", viaConsole: Bool = false) {
+    public static func addEndpoints(to router: some RouterMethods<HeraldRequestContext>, gateway: Gateway, prefix: String = "", viaConsole: Bool = false) {
         for (endpoint, path, fixed) in routes(gateway.providers) {
             let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
             router.on(RouterPath(prefix + path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
-                let body: Data
-                let limit = gateway.configuration.bodyLimit(endpoint)
-                do {
-                    body = Data(try await request.body.collect(upTo: limit).readableBytesView)
-                } catch {
-                    return response(Gateway.Reply(
-                        status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes").body,
-                        contentType: "application/problem+json"))
-                }
                 var parameters = fixed
                 for name in names { parameters[name] = context.parameters.get(name) }
-                var query: [String: String] = [:]
-                for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
-                let reply = await gateway.handle(Gateway.Request(
-                    endpoint: endpoint, parameters: parameters, query: query,
-                    authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey],
-                    ifMatch: request.headers[.ifMatch], body: body, viaConsole: viaConsole))
-                return response(reply)
+                return await serve(endpoint, parameters: parameters, request: request, gateway: gateway, viaConsole: viaConsole)
             }
         }
         // A method a path does not have is answered 405 with the methods it has (RFC 9110).
@@ -55,6 +43,40 @@ public enum GatewayRoutes {
                 }
             }
         }
+    }
+
+    /// Each source's endpoint at its ingest URLs, `/v1/ingest/{secret}` and then the endpoint's
+    /// own path under its app (`/v1/ingest/{secret}/evernym/notify`): the secret in the path is
+    /// the credential, for an upstream that can be given a URL but sends no header.
+    static func addIngestEndpoints(to router: some RouterMethods<HeraldRequestContext>, gateway: Gateway) {
+        for endpoint in Endpoint.allCases where endpoint.ingestSource != nil {
+            router.on(RouterPath(IngestSecrets.pathPrefix + ":secret" + endpoint.route.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
+                await serve(endpoint, parameters: [:], request: request, gateway: gateway, ingestSecret: context.parameters.get("secret") ?? "",
+                            peer: context.remoteAddress?.ipAddress)
+            }
+        }
+    }
+
+    /// One request to `endpoint`: its body read up to the endpoint's limit (413 past it), then the gateway's answer.
+    static func serve(
+        _ endpoint: Endpoint, parameters: [String: String], request: Request, gateway: Gateway, viaConsole: Bool = false, ingestSecret: String? = nil, peer: String? = nil
+    ) async -> Response {
+        let body: Data
+        let limit = gateway.configuration.bodyLimit(endpoint)
+        do {
+            body = Data(try await request.body.collect(upTo: limit).readableBytesView)
+        } catch {
+            return response(Gateway.Reply(
+                status: 413, body: GatewayError(413, "Payload Too Large", "the body exceeds \(limit) bytes").body,
+                contentType: "application/problem+json"))
+        }
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        let reply = await gateway.handle(Gateway.Request(
+            endpoint: endpoint, parameters: parameters, query: query,
+            authorization: request.headers[.authorization], idempotencyKey: request.headers[Self.idempotencyKey],
+            ifMatch: request.headers[.ifMatch], body: body, viaConsole: viaConsole, ingestSecret: ingestSecret, peer: peer))
+        return response(reply)
     }
 
     /// Each endpoint's path, with the parameters it fixes: a provider's resource is served at

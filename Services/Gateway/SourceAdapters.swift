@@ -55,6 +55,11 @@ enum SourceAdapters {
     /// Smart ID `POST …/smartid/push`: `{messageId, pushId, requestor, type: AUTH|SIGN, timeToLive?}`.
     /// The push carries `pushId` (an app holds several profiles and must know which one is
     /// asked), trimmed of surrounding white space as on registration.
+    ///
+    /// Smart ID's Digital Access component "will post requests for all known profile IDs": one
+    /// request per profile, each with the same `messageId`. The event id is therefore
+    /// `smartid:<messageId>:<digest of pushId>` (`smartIDEventId`), so each profile is pushed,
+    /// and a repeat of one (messageId, pushId) is still one push.
     static func smartID(_ body: JSONFields, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
         let messageId = try sourceId(body, "messageId")
         // Trimmed: the seed's own example pushId starts with a space.
@@ -64,7 +69,7 @@ enum SourceAdapters {
         let ttl = try body.optionalInt("timeToLive")
         if let ttl, let problem = DeliveryOptions.problem(ttl: ttl) { throw .invalid("timeToLive", problem) }
         return NotificationEvent(
-            id: eventId(.smartID, messageId), app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
+            id: smartIDEventId(messageId: messageId, pushId: pushId), app: app, source: .smartID, kind: type.lowercased(), occurredAt: now,
             audience: .pushIds([pushId]), context: ["requestor": requestor, "pushId": pushId],
             data: ["messageId": messageId, "pushId": pushId, "requestor": requestor, "type": type],
             options: DeliveryOptions(ttlSeconds: ttl, priority: .high))
@@ -72,8 +77,8 @@ enum SourceAdapters {
 
     /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType?, sponseeDetails,
     /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`; `msgType` from the top level,
-    /// else `metaData.msgType` (Verity's own forward has only that); an empty `msgType` or
-    /// `msgSenderName` is absent (Verity sends `""` for a sender without a name).
+    /// else `metaData.msgType` (Verity's own forward has only that), else none; an empty
+    /// `msgType` or `msgSenderName` is absent (Verity sends `""` for a sender without a name).
     /// `sponseeDetails` is the value the sponsee gave `update_com_method`: one `comMethod` can
     /// push to directly (`FCM:<token>`) is the audience as it is, with no registration; else
     /// the id of a sponsee registered through `PUT …/evernym/sponsees/{id}`, whose com method
@@ -96,8 +101,9 @@ enum SourceAdapters {
             let earlier = try meta.optionalString("msgType", maxLength: 256, emptyIsAbsent: true)
             msgType = msgType ?? earlier
         }
-        guard let msgType else { throw .invalid("msgType", "is required, at the top level or as metaData.msgType") }
-        data["msgType"] = msgType
+        // "Values are optional from the sender's perspective": without a type the push is made
+        // with the default template and no msgType.
+        if let msgType { data["msgType"] = msgType }
         let audience: Audience
         let context: [String: String]
         // The SDK's config object, `{id, type, value}`: its value when that is a com method
@@ -124,36 +130,52 @@ enum SourceAdapters {
             audience: audience, context: context, data: data)
     }
 
-    /// `evernym:<msgId>:<the first 8 bytes of SHA-256 over sponseeDetails, in hex>`: one event
-    /// per message and com method.
+    /// `evernym:<msgId>:<digest of sponseeDetails>`: one event per message and com method.
     static func evernymEventId(msgId: String, sponseeDetails: String) -> String {
-        eventId(.evernym, "\(msgId):\(Hex.encode(SHA256.hash(data: Data(sponseeDetails.utf8)).prefix(8)))")
+        eventId(.evernym, "\(msgId):\(shortDigest(sponseeDetails))")
+    }
+
+    /// `smartid:<messageId>:<digest of pushId>`: one event per request and profile.
+    static func smartIDEventId(messageId: String, pushId: String) -> String {
+        eventId(.smartID, "\(messageId):\(shortDigest(pushId))")
+    }
+
+    /// The first 8 bytes of SHA-256 over `text`, in hex: a part of an event id made of a value
+    /// that may be long or hold characters an event id may not.
+    static func shortDigest(_ text: String) -> String {
+        Hex.encode(SHA256.hash(data: Data(text.utf8)).prefix(8))
     }
 
     /// The fields of Evernym's forward, kept as sent for a type-3 sponsee's forward.
     static let evernymFields: Set = ["msgId", "msgType", "sponseeDetails", "relationshipDid", "metaData"]
 
-    /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName}, actor {id,
-    /// displayName}, message? {type, text?}, recipients}`; the alert uses the chat templates
-    /// (a text's body, "Image Message", "Special message" for any other type). Upstra sends
-    /// no id (see the type's notes).
-    static func upstra(_ body: JSONFields, idempotencyKey: String?, app: String, now: Date) throws(GatewayError) -> NotificationEvent {
+    /// Upstra/Amity `POST …/upstra/events`: `{event, channel {id, displayName?}, actor {id,
+    /// displayName?}, message? {type, text?}, recipients}`; the alert uses the chat templates
+    /// (a text's body, "Image Message", "Special message" for any other type), whose
+    /// placeholders fall back to the templates' own words for an unnamed channel (a one-to-one
+    /// conversation often has no name), an actor without a display name and an empty text.
+    /// Upstra sends no id (see the type's notes). The actor is left out of the recipients
+    /// unless the app says otherwise (`notifyActor`): nobody is notified of their own act.
+    static func upstra(_ body: JSONFields, idempotencyKey: String?, app: String, notifyActor: Bool, now: Date) throws(GatewayError) -> NotificationEvent {
         let kind = try body.oneOf("event", ["channel.created", "member.joined", "message.created"])
         let channel = try body.nested("channel")
         let channelId = try channel.string("id", maxLength: 256)
-        let channelName = try channel.string("displayName", maxLength: 1024)
+        let channelName = try channel.optionalString("displayName", maxLength: 1024, emptyIsAbsent: true)
         let actor = try body.nested("actor")
         let actorId = try actor.string("id", maxLength: 256)
-        let actorName = try actor.string("displayName", maxLength: 1024)
-        let recipients = try body.strings("recipients")
-        var args = ["channel": channelName, "user": actorName]
+        let actorName = try actor.optionalString("displayName", maxLength: 1024, emptyIsAbsent: true)
+        let listed = try body.strings("recipients")
+        let recipients = notifyActor ? listed : listed.filter { $0 != actorId }
+        var args: [String: String] = [:]
+        if let channelName { args["channel"] = channelName }
+        if let actorName { args["user"] = actorName }
         var context = ["channelId": channelId, "actorId": actorId]
         var data = ["channelId": channelId, "actorId": actorId]
         if let message = try body.optionalNested("message") {
             // Any type: text and image have their own bodies, every other "Special message".
             let type = try message.string("type", maxLength: 64)
             // Any length: a text longer than the provider takes is shortened when the push is made.
-            if let text = try message.optionalString("text", maxLength: Int.max) { args["text"] = text }
+            if let text = try message.optionalString("text", maxLength: Int.max, emptyIsAbsent: true) { args["text"] = text }
             args["messageType"] = type
             context["messageType"] = type
             data["messageType"] = type
@@ -172,8 +194,9 @@ enum SourceAdapters {
         let sudoId = try body.string("sudoId", maxLength: 256)
         let owner = try body.string("owner", maxLength: 256)
         let messageId = try sourceId(body, "messageId")
-        let from = try body.string("from", maxLength: 1024)
-        let subject = try body.optionalString("subject", maxLength: 2048) ?? ""
+        // "On receipt of each email message": an empty sender or subject is pushed as it is.
+        let from = try body.optionalString("from", maxLength: 1024, emptyIsAbsent: true) ?? ""
+        let subject = try body.optionalString("subject", maxLength: 2048, emptyIsAbsent: true) ?? ""
         let receivedAt = try body.string("receivedAt", maxLength: 64)
         guard HeraldJSON.parseTimestamp(receivedAt) != nil else { throw .invalid("receivedAt", "must be an ISO-8601 UTC timestamp") }
         return NotificationEvent(
@@ -184,7 +207,8 @@ enum SourceAdapters {
     }
 
     /// Webcom datasync `POST …/webcom/events`: `{path, event, value?, added?, changed?,
-    /// removed?, reason?, hideData?, recipients}`; values travel as JSON text. Every push
+    /// removed? (an object, or a list of the removed children's ids), reason?, hideData?,
+    /// recipients}`; values travel as JSON text. Every push
     /// carries the app id (Webcom's clients read `event.appId`), and a revocation its reason
     /// (`subscriptionRevokedReason` when the sender gave none). Webcom sends no id (see the
     /// type's notes).
@@ -200,7 +224,10 @@ enum SourceAdapters {
         } else if reason != nil {
             throw .invalid("reason", "only a subscription.revoked event has a reason")
         }
-        for field in ["added", "changed", "removed"] { _ = try body.optionalNested(field) }
+        for field in ["added", "changed"] { _ = try body.optionalNested(field) }
+        // The removed children: an object of them, or the list of their ids as the seed's SDK
+        // gives them.
+        if body.object["removed"] is [Any] { _ = try body.strings("removed", allowEmpty: true) } else { _ = try body.optionalNested("removed") }
         for field in ["value", "added", "changed", "removed"] {
             if let text = body.jsonText(field) { data[field] = text }
         }

@@ -23,7 +23,7 @@ enum GatewayService {
             // Replicas of the gateway hold each app to one rate limit together.
             let peers = GatewayPeers(limiter: gateway.limiter, runtime: runtime)
             var parts = ServiceParts(
-                clients: [rpc, gateway.deadlines], services: [reloader, peers], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
+                clients: [rpc, gateway.deadlines], services: [reloader, peers, IngestSecretRefresher(gateway: gateway, logger: runtime.logger)], routes: { router in GatewayRoutes.add(to: router, gateway: gateway) })
             let settings = try ConsoleConfiguration(service: runtime.environment)
             if settings.enabled {
                 let console = Console(gateway: gateway, configuration: settings, readiness: runtime.readiness, logger: runtime.logger)

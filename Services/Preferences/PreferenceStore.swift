@@ -36,8 +36,8 @@ public final class PreferenceStore: Sendable {
     // MARK: Deciding
 
     /// The decision for `delivery`, from memory.
-    public func decide(_ delivery: Delivery, critical: Bool) -> FilterDecision {
-        state.withLock { $0.view.decide(delivery, critical: critical) }
+    public func decide(_ delivery: Delivery, critical: Bool, optIn: Set<String> = []) -> FilterDecision {
+        state.withLock { $0.view.decide(delivery, critical: critical, optIn: optIn) }
     }
 
     /// A copy of the whole view (for benchmarks and tests of the pure logic).

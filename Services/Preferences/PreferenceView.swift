@@ -33,8 +33,9 @@ public struct PreferenceView: Sendable {
     public init() {}
 
     /// Decides one delivery. `critical` deliveries skip the user, channel and kind levels,
-    /// never the network switch.
-    public func decide(_ delivery: Delivery, critical: Bool) -> FilterDecision {
+    /// never the network switch. A service in `optIn` (the app's `optInServices`) reaches a
+    /// device only when the device's configuration enables it; any other, unless it disables it.
+    public func decide(_ delivery: Delivery, critical: Bool, optIn: Set<String> = []) -> FilterDecision {
         if disabledApps.contains(delivery.app) { return .filter(.network) }
         if !critical, let userId = delivery.device.userId {
             let user = users[UserKey(app: delivery.app, userId: userId)]
@@ -45,8 +46,10 @@ public struct PreferenceView: Sendable {
             }
             if let user, user.mutedKinds.contains(delivery.kind) { return .filter(.kind) }
         }
-        if let configuration = devices[DeviceKey(app: delivery.app, deviceId: delivery.device.id)],
-           !configuration.isEnabled(service: Self.service(of: delivery), context: delivery.context) {
+        let service = Self.service(of: delivery)
+        let configuration = devices[DeviceKey(app: delivery.app, deviceId: delivery.device.id)]
+        if configuration != nil || optIn.contains(service),
+           !(configuration ?? NotificationConfiguration()).isEnabled(service: service, context: delivery.context, byDefault: !optIn.contains(service)) {
             return .filter(.device)
         }
         return .allow

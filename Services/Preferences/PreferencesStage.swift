@@ -15,13 +15,14 @@ public enum PreferencesStage {
         runtime: ServiceRuntime, apps: AppsConfiguration, store: PreferenceStore, routes: StageRoutes = PreferencesStage.routes, prefetch: UInt16 = 256
     ) -> Stage<Delivery> {
         let criticalKinds = apps.apps.mapValues { Set($0.criticalKinds) }
+        let optIn = apps.apps.mapValues { Set($0.optInServices) }
         let allowed = Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "allowed")])
         let filtered = Dictionary(uniqueKeysWithValues: FilterLevel.allCases.map {
             ($0, Counter(label: "herald_preferences_decisions_total", dimensions: [("result", "filtered"), ("level", $0.rawValue)]))
         })
         return Stage(consuming: routes.input, prefetch: prefetch, runtime: runtime) { delivery in
             let critical = delivery.options.critical || criticalKinds[delivery.app]?.contains(delivery.kind) == true
-            switch store.decide(delivery, critical: critical) {
+            switch store.decide(delivery, critical: critical, optIn: optIn[delivery.app] ?? Set(AppConfiguration.defaultOptInServices)) {
             case .allow:
                 allowed.increment()
                 return [try .publish(delivery, to: routes.output, routingKey: HeraldTopology.RoutingKey.allowed)]

@@ -14,15 +14,15 @@ extension PostgresRegistrationStore {
             if let identity {
                 // The device of this id and any holding this token, locked for this transaction.
                 let rows = try await db.run("""
-                    SELECT d.deviceId, d.userId, p.pushId FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
+                    SELECT d.deviceId, d.userId, p.pushId, d.token FROM devices d LEFT JOIN pushIds p ON p.app = d.app AND p.deviceId = d.deviceId
                     WHERE d.app = \(app) AND d.deviceId IN (
                         SELECT deviceId FROM devices WHERE app = \(app) AND deviceId = \(r.deviceId)
                         UNION ALL SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token))
                     FOR UPDATE OF d
                     """, logger: logger)
-                var owners: [(deviceId: String, userId: String?, pushId: String?)] = []
-                for (id, userId, pushId) in try rows.decode((String, String?, String?).self) { owners.append((id, userId, pushId)) }
-                try Self.refuseTakeover(of: owners, by: identity)
+                var owners: [(deviceId: String, userId: String?, pushId: String?, token: String)] = []
+                for (id, userId, pushId, token) in try rows.decode((String, String?, String?, String).self) { owners.append((id, userId, pushId, token)) }
+                try Self.refuseTakeover(of: owners, registering: r.token, by: identity)
             }
             try await db.run("""
                 DELETE FROM pushIds WHERE app = \(app) AND deviceId IN (SELECT deviceId FROM devices WHERE app = \(app) AND token = \(r.token) AND deviceId <> \(r.deviceId))
@@ -72,22 +72,16 @@ extension PostgresRegistrationStore {
         return record
     }
 
-    public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
+    public func unregister(app: String, deviceId: String, userId: String?, token: String?) async throws -> Unregistration {
         let logger = logger
         return try await database.withTransaction { db in
-            var found = false
-            var owner: String?
-            for current in try await db.run(
-                "SELECT userId FROM devices WHERE app = \(app) AND deviceId = \(deviceId) FOR UPDATE", logger: logger).decode(String?.self) {
-                found = true
-                owner = current
+            var found: (owner: String?, token: String)?
+            for (owner, held) in try await db.run(
+                "SELECT userId, token FROM devices WHERE app = \(app) AND deviceId = \(deviceId) FOR UPDATE", logger: logger).decode((String?, String).self) {
+                found = (owner, held)
             }
-            guard found else { return Unregistration(result: .noDevice, detail: "no device \(deviceId)") }
-            if let userId, owner != userId {
-                return Unregistration(
-                    result: .anotherUsers,
-                    detail: "device \(deviceId) belongs to \(owner == nil ? "no user" : "another user"), not \(userId): nothing changed")
-            }
+            guard let found else { return Unregistration(result: .noDevice, detail: "no device \(deviceId)") }
+            if let kept = Self.keep(deviceId: deviceId, owner: found.owner, held: found.token, userId: userId, token: token) { return kept }
             try await Self.delete(db, app: app, deviceId: deviceId, logger: logger)
             return Unregistration(result: .removed, detail: "removed")
         }

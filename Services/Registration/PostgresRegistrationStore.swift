@@ -248,5 +248,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
         .init("v7: vacuum the tables that churn at a percent of dead rows", ["eventLog", "deviceOutcomes", "deliveredPerMinute", "outcomes"].map {
             "ALTER TABLE \($0) SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000);"
         }.joined(separator: "\n")),
+        .init("v8: ingest URLs' secrets", """
+            CREATE TABLE ingestSecrets (
+                app TEXT NOT NULL, urlId TEXT NOT NULL, source TEXT NOT NULL, networks TEXT NOT NULL, sha256 TEXT NOT NULL,
+                createdAt TIMESTAMPTZ NOT NULL, PRIMARY KEY (app, urlId, sha256))
+            """),
     ]
 }

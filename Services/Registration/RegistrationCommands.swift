@@ -40,16 +40,13 @@ public struct RegistrationCommands: Sendable {
             device.lastOutcome = recent.first
             device.recentOutcomes = recent
             return RegistrationReply(device: device)
-        case .unregisterDevice(let app, let deviceId, let userId):
+        case .unregisterDevice(let app, let deviceId, let userId, let token):
             try Self.check(deviceId, "deviceId")
-            let unregistration = try await store.unregister(app: app, deviceId: deviceId, userId: userId)
-            switch unregistration.result {
-            case .removed: return RegistrationReply(removed: true, detail: unregistration.detail)
-            case .noDevice: throw CommandError(code: "device-not-found", detail: unregistration.detail, status: 404)
-            // Upstra's unregister: with a user id, the device is removed only if it is that
-            // user's; "no action is taken otherwise", and the call succeeds (removed: false).
-            case .anotherUsers: return RegistrationReply(removed: false, detail: unregistration.detail)
-            }
+            let unregistration = try await store.unregister(app: app, deviceId: deviceId, userId: userId, token: token)
+            // Upstra's unregister is repeatable ("register and unregister as many times as you'd
+            // like"): a device already gone is success with removed: false, as is one another
+            // user holds ("no action is taken otherwise").
+            return RegistrationReply(removed: unregistration.removed, detail: unregistration.detail)
         case .registerSmartIDDevice(let app, let token, let os, let platform, let profileIds):
             guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
             for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }
@@ -104,6 +101,32 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "invalid-value", detail: "value: the com method, e.g. FCM:<token>, 1 to \(TextLimits.long) characters")
             }
             return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
+        case .addIngestSecret(let app, let id, let source, let networks, let sha256):
+            try Self.check(id, "id")
+            if let source, !IngestURL.sources.contains(source) {
+                throw CommandError(code: "invalid-source", detail: "source: one of \(IngestURL.sources.joined(separator: ", "))")
+            }
+            guard sha256.range(of: "^[0-9a-f]{64}$", options: .regularExpression) != nil else {
+                throw CommandError(code: "invalid-sha256", detail: "sha256: 64 lower-case hex digits")
+            }
+            var reply = RegistrationReply()
+            reply.ingestURL = try await store.addIngestSecret(app: app, id: id, source: source, networks: networks, sha256: sha256, now: Date())
+            return reply
+        case .revokeIngestSecret(let app, let id, let fingerprint):
+            try Self.check(id, "id")
+            let revoked = try await store.revokeIngestSecret(app: app, id: id, fingerprint: fingerprint)
+            guard revoked > 0 else {
+                throw CommandError(code: "ingest-url-not-found", detail: "app \(app) has no ingest URL \(id)\(fingerprint.map { " with a secret \($0)" } ?? "") made at run time", status: 404)
+            }
+            return RegistrationReply(removed: true, detail: "revoked \(revoked) secret\(revoked == 1 ? "" : "s")")
+        case .listIngestURLs(let app):
+            var reply = RegistrationReply()
+            reply.ingestURLs = try await store.ingestURLs(app: app)
+            return reply
+        case .ingestSecrets:
+            var reply = RegistrationReply()
+            reply.ingestSecrets = try await store.ingestSecrets()
+            return reply
         case .actingFor(let acting, let command):
             guard identity == nil else { throw CommandError(code: "invalid-command", detail: "actingFor inside actingFor") }
             try await authorize(command, for: acting)
@@ -129,7 +152,7 @@ public struct RegistrationCommands: Sendable {
             guard identity.mayListen(to: registration.pushIds) else { throw forbidden("pushIds: the client token's pushIds claim does not hold every one of these profile ids") }
         case .registerSmartIDDevice(_, _, _, _, let profileIds):
             guard identity.mayListen(to: profileIds) else { throw forbidden("profileID: the client token's pushIds claim does not hold every one of these profile ids") }
-        case .getDevice(let app, let deviceId), .unregisterDevice(let app, let deviceId, _):
+        case .getDevice(let app, let deviceId), .unregisterDevice(let app, let deviceId, _, _):
             try await requireOwned(app: app, deviceId: deviceId)
         case .listDevices(_, let query):
             guard query.userId == identity.userId else { throw forbidden("a client token lists its own user's devices only") }
@@ -141,7 +164,7 @@ public struct RegistrationCommands: Sendable {
             if let owner = try await store.lookUp(lookup).addressKey(app: app, emailAddressId: emailAddressId)?.owner, owner != identity.userId {
                 throw forbidden("email address \(emailAddressId) belongs to another user: a client token registers keys for its own user's addresses only")
             }
-        case .setSponsee, .eventStatus, .listEvents, .stats, .actingFor:
+        case .setSponsee, .eventStatus, .listEvents, .stats, .actingFor, .addIngestSecret, .revokeIngestSecret, .listIngestURLs, .ingestSecrets:
             throw forbidden("a client token cannot send this command: it is for server API keys")
         }
     }

@@ -14,7 +14,8 @@ extension SQLiteRegistrationStore {
                 // The device of this id and any holding this token, with their users and push ids.
                 let statement = try db.cachedStatement(sql: Self.registrationOwnersSQL)
                 let rows = try Row.fetchAll(statement, arguments: [app, registration.deviceId, app, registration.token, app])
-                try Self.refuseTakeover(of: rows.map { (deviceId: $0["deviceId"], userId: $0["userId"], pushId: $0["pushId"]) }, by: identity)
+                try Self.refuseTakeover(
+                    of: rows.map { (deviceId: $0["deviceId"], userId: $0["userId"], pushId: $0["pushId"], token: $0["token"]) }, registering: registration.token, by: identity)
             }
             let others = try String.fetchAll(db, sql: "SELECT deviceId FROM devices WHERE app = ? AND token = ? AND deviceId != ?",
                                              arguments: [app, registration.token, registration.deviceId])
@@ -39,9 +40,9 @@ extension SQLiteRegistrationStore {
     /// (arguments: app, deviceId, app, token, app): two index searches, where an OR of the two
     /// conditions would scan the app's devices.
     static let registrationOwnersSQL = """
-        SELECT d.deviceId, d.userId, p.pushId FROM (
-            SELECT deviceId, userId FROM devices WHERE app = ? AND deviceId = ?
-            UNION SELECT deviceId, userId FROM devices WHERE app = ? AND token = ?
+        SELECT d.deviceId, d.userId, d.token, p.pushId FROM (
+            SELECT deviceId, userId, token FROM devices WHERE app = ? AND deviceId = ?
+            UNION SELECT deviceId, userId, token FROM devices WHERE app = ? AND token = ?
         ) d LEFT JOIN pushIds p ON p.app = ? AND p.deviceId = d.deviceId
         """
 
@@ -57,18 +58,14 @@ extension SQLiteRegistrationStore {
         try await database.read { db in try Self.devices(db, app: app, where: "deviceId IN", [deviceId]).first }
     }
 
-    /// Removes a device; with `userId`, only if the device belongs to that user.
-    public func unregister(app: String, deviceId: String, userId: String?) async throws -> Unregistration {
+    /// Removes a device; with `userId`, only if the device belongs to that user; with `token`,
+    /// only if it holds that push token.
+    public func unregister(app: String, deviceId: String, userId: String?, token: String?) async throws -> Unregistration {
         try await database.durableWrite { db in
-            guard let owner = try Row.fetchOne(db, sql: "SELECT userId FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT userId, token FROM devices WHERE app = ? AND deviceId = ?", arguments: [app, deviceId]) else {
                 return Unregistration(result: .noDevice, detail: "no device \(deviceId)")
             }
-            let current: String? = owner["userId"]
-            if let userId, current != userId {
-                return Unregistration(
-                    result: .anotherUsers,
-                    detail: "device \(deviceId) belongs to \(current == nil ? "no user" : "another user"), not \(userId): nothing changed")
-            }
+            if let kept = Self.keep(deviceId: deviceId, owner: row["userId"], held: row["token"], userId: userId, token: token) { return kept }
             try Self.delete(db, app: app, deviceId: deviceId)
             return Unregistration(result: .removed, detail: "removed")
         }

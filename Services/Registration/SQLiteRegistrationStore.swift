@@ -190,6 +190,13 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 try db.execute(sql: "CREATE TABLE \(IdempotencyWindow.table(age)) (key BLOB NOT NULL PRIMARY KEY, claimed INTEGER NOT NULL) WITHOUT ROWID")
             }
         }
+        migrator.registerMigration("v10: ingest URLs' secrets") { db in
+            try db.execute(sql: """
+                CREATE TABLE ingestSecrets (
+                    app TEXT NOT NULL, urlId TEXT NOT NULL, source TEXT NOT NULL, networks TEXT NOT NULL, sha256 TEXT NOT NULL,
+                    createdAt DATETIME NOT NULL, PRIMARY KEY (app, urlId, sha256))
+                """)
+        }
         return migrator
     }
 

@@ -60,15 +60,17 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
 
     /// Whether an event of `service` with `context` is enabled: the most specific entry that
     /// applies decides (an address's over a Sudo's over the service's rule-less one, whatever
-    /// the order they were set in), the last of those if several; none applies → enabled.
-    public func isEnabled(service: String, context: [String: String]) -> Bool {
+    /// the order they were set in), the last of those if several; none applies → `byDefault`
+    /// (enabled, unless the app makes the service opt-in, as Sudo's email is: "you must
+    /// enable them for the device's notification configuration").
+    public func isEnabled(service: String, context: [String: String], byDefault: Bool = true) -> Bool {
         var decision: (specificity: Int, enabled: Bool)?
         for entry in entries where entry.service == service {
             if let rule = entry.rule, context[rule.field.rawValue] != rule.value { continue }
             let specificity = entry.rule?.field.specificity ?? 0
             if specificity >= decision?.specificity ?? 0 { decision = (specificity, entry.enabled) }
         }
-        return decision?.enabled ?? true
+        return decision?.enabled ?? byDefault
     }
 
     /// Sudo SDK "initialise": adds an entry enabling `service` if the service has no
@@ -104,18 +106,21 @@ public struct NotificationConfiguration: Codable, Sendable, Hashable {
     // MARK: Sudo email: the SDK's helpers, touching only email's entries
 
     /// Sudo's `initEmailNotifications()`: email on unless a Sudo or an address says otherwise.
+    /// Until a device's configuration has it, the device gets no email pushes (the app's
+    /// `optInServices`, which holds `sudo-email` by default).
     public mutating func initEmailNotifications() {
         initialize(service: Self.emailService)
     }
 
-    /// Whether email for the Sudo `id` is on.
+    /// Whether email for the Sudo `id` is on; off until enabled (email is opt-in, as in Sudo's SDK).
     public func areNotificationsEnabled(forSudoWithId id: String) -> Bool {
-        isEnabled(service: Self.emailService, context: [Field.sudoId.rawValue: id])
+        isEnabled(service: Self.emailService, context: [Field.sudoId.rawValue: id], byDefault: false)
     }
 
-    /// Whether email to the address `id` is on (by its own entry, or email's rule-less one).
+    /// Whether email to the address `id` is on (by its own entry, or email's rule-less one);
+    /// off until enabled.
     public func areNotificationsEnabled(forEmailAddressWithId id: String) -> Bool {
-        isEnabled(service: Self.emailService, context: [Field.emailAddressId.rawValue: id])
+        isEnabled(service: Self.emailService, context: [Field.emailAddressId.rawValue: id], byDefault: false)
     }
 
     /// Turns email for the Sudo `id` on or off.

@@ -46,7 +46,7 @@ import Yams
 ///
 /// Relative file paths are resolved against the YAML file's folder. Every key of an app
 /// besides Herald's own (`apiKeys`, `clientTokens`, `encryption`, `delivery`, `callbacks`, `templates`,
-/// `criticalKinds`, `rateLimits`, `defaultTTL`) is a provider's section, kept as written and read by that provider
+/// `criticalKinds`, `rateLimits`, `defaultTTL`, `notifyActor`, `optInServices`, `ingestURLs`) is a provider's section, kept as written and read by that provider
 /// (`AppConfiguration.settings`); the provider registry checks them all at start.
 public struct AppsConfiguration: Sendable, Hashable {
     public var apps: [String: AppConfiguration]
@@ -124,6 +124,15 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     /// The TTL of an event that names none, by source and kind (Herald's defaults where the
     /// app says nothing).
     public var defaultTTL: DefaultTTL
+    /// Whether the user who acted (an Upstra event's actor: the sender of a message, the
+    /// user who joined) is notified of their own act when the upstream lists them among the
+    /// recipients; false unless the app says so.
+    public var notifyActor: Bool
+    /// The services (a device configuration's `service`: `sudo-email`, or an event's source)
+    /// that reach a device only once its notification configuration enables them; every other
+    /// service reaches it unless the configuration disables it. Sudo's email by default:
+    /// "before your application will receive … notifications, you must enable them".
+    public var optInServices: [String]
     /// Each provider's section by its key (`fcm`, `hms`, …), as YAML text: the provider
     /// reads its own with `settings(_:app:)`.
     public var providerSections: [String: String]
@@ -135,9 +144,13 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
         delivery: Delivery = Delivery(), callbacks: Callbacks? = nil, templates: [String: [String: Template]] = [:],
         criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL(),
-        clientTokens: ClientTokenSettings? = nil
+        clientTokens: ClientTokenSettings? = nil, notifyActor: Bool = false, optInServices: [String] = AppConfiguration.defaultOptInServices,
+        ingestURLs: [IngestURL] = []
     ) {
         self.clientTokens = clientTokens
+        self.notifyActor = notifyActor
+        self.optInServices = optInServices
+        self.ingestURLs = ingestURLs
         self.callbacks = callbacks
         self.defaultTTL = defaultTTL
         self.criticalKinds = criticalKinds
@@ -164,7 +177,11 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case apiKeys, clientTokens, encryption, delivery, callbacks, templates, criticalKinds, rateLimits, defaultTTL
+        case notifyActor, optInServices, ingestURLs
     }
+
+    /// The opt-in services of an app that names none: Sudo's email.
+    public static let defaultOptInServices = ["sudo-email"]
 
     /// The app's settings for the provider whose section `S` is, nil when the app has none;
     /// read, checked and with its paths resolved. `app` is the app's id, for the errors.
@@ -196,6 +213,9 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
         rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? RateLimits()
         defaultTTL = try c.decodeIfPresent(DefaultTTL.self, forKey: .defaultTTL) ?? DefaultTTL()
+        notifyActor = try c.decodeIfPresent(Bool.self, forKey: .notifyActor) ?? false
+        optInServices = try c.decodeIfPresent([String].self, forKey: .optInServices) ?? Self.defaultOptInServices
+        ingestURLs = try c.decodeIfPresent([IngestURL].self, forKey: .ingestURLs) ?? []
         providerSections = [:]
         folder = nil
     }
@@ -218,6 +238,26 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         public init(perSecond: Double, burst: Int) {
             self.perSecond = perSecond
             self.burst = burst
+        }
+    }
+
+    /// The app's ingest URLs held in the file (`ingestURLs`), each by the SHA-256 of its
+    /// secret; those created at run time live in Registration's store.
+    public var ingestURLs: [IngestURL]
+
+    /// An ingest URL in the apps file: its id, its source (`IngestSource`), the SHA-256 (hex)
+    /// of its secret, and optionally the sender networks it takes requests from (CIDRs).
+    public struct IngestURL: Codable, Sendable, Hashable {
+        public var id: String
+        public var source: String
+        public var sha256: String
+        public var networks: [String]?
+
+        public init(id: String, source: String, sha256: String, networks: [String]? = nil) {
+            self.id = id
+            self.source = source
+            self.sha256 = sha256
+            self.networks = networks
         }
     }
 

@@ -36,9 +36,9 @@ public protocol ProviderDescriptor: Sendable {
     func fits(_ request: DispatchRequest, now: Date) -> Bool
     /// Whether a data key may not travel in clear to this provider (it reserves the name).
     func isReservedDataKey(_ key: String) -> Bool
-    /// What is wrong with a device token for this provider (the gateway's 400 names the
-    /// field with it), or nil when it may be one.
-    func tokenProblem(_ token: String) -> String?
+    /// What is wrong with a device token for this provider and `app` (the gateway's 400 names
+    /// the field with it), or nil when it may be one.
+    func tokenProblem(_ token: String, app: AppConfiguration?) -> String?
     /// The system every device of this provider runs (APNs: iOS), or nil when it varies. A
     /// token of that system handed over without a platform is this provider's where the app
     /// has its account (`ProviderRegistry.tokenPlatform`).
@@ -58,7 +58,7 @@ public protocol ProviderDescriptor: Sendable {
 extension ProviderDescriptor {
     public func fits(_ request: DispatchRequest, now: Date) -> Bool { true }
     public func isReservedDataKey(_ key: String) -> Bool { false }
-    public func tokenProblem(_ token: String) -> String? { nil }
+    public func tokenProblem(_ token: String, app: AppConfiguration?) -> String? { nil }
     public var deviceOS: DeviceOS? { nil }
     public var takesUnnamedTokens: Bool { false }
     public func recognizes(_ token: String) -> Bool { false }

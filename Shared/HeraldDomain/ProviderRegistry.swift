@@ -60,7 +60,7 @@ public struct ProviderRegistry: Sendable {
     /// the provider takes; nil otherwise.
     public func comMethodToken(_ value: String, app: AppConfiguration?) -> DirectToken? {
         guard let direct = DirectToken(comMethod: value), self[direct.platform]?.registersDevices == true, serves(direct.platform, app: app),
-              tokenProblem(direct.token, platform: direct.platform) == nil else { return nil }
+              tokenProblem(direct.token, platform: direct.platform, app: app) == nil else { return nil }
         return direct
     }
 
@@ -70,9 +70,9 @@ public struct ProviderRegistry: Sendable {
         self[platform]?.deviceOS ?? .android
     }
 
-    /// What is wrong with `token` for `platform`'s provider, or nil.
-    public func tokenProblem(_ token: String, platform: Platform) -> String? {
-        self[platform]?.tokenProblem(token)
+    /// What is wrong with `token` for `platform`'s provider and `app`, or nil.
+    public func tokenProblem(_ token: String, platform: Platform, app: AppConfiguration?) -> String? {
+        self[platform]?.tokenProblem(token, app: app)
     }
 
     /// This registry and `more`.

@@ -9,8 +9,9 @@ public indirect enum RegistrationCommand: Codable, Sendable, Hashable {
 
     case registerDevice(app: String, registration: DeviceRegistration)
     case getDevice(app: String, deviceId: String)
-    /// With a user id, removes the device only if it belongs to that user.
-    case unregisterDevice(app: String, deviceId: String, userId: String?)
+    /// With a user id, removes the device only if it belongs to that user; with a push token
+    /// (a signed-out app's proof that the device is its own), only if the device holds it.
+    case unregisterDevice(app: String, deviceId: String, userId: String?, token: String? = nil)
     /// Smart ID: the device token (its `deviceID`) listens to exactly these profile ids;
     /// the gateway says which provider's token it is (`fcm`, or `apns` for an iOS device of
     /// an app with APNs settings).
@@ -33,13 +34,28 @@ public indirect enum RegistrationCommand: Codable, Sendable, Hashable {
     /// within what `identity` may touch (its user's devices, address keys and profile ids),
     /// else answers 403 and changes nothing.
     case actingFor(identity: ClientIdentity, command: RegistrationCommand)
+    /// Adds a secret (its SHA-256 in hex; the secret itself never leaves the gateway that made
+    /// it) to the app's ingest URL `id`: with `source`, a new URL for that source (409 if the
+    /// id is taken); without, a second secret of an existing URL while rotating (404 for no
+    /// such URL, 409 for a third secret).
+    case addIngestSecret(app: String, id: String, source: String?, networks: [String], sha256: String)
+    /// Revokes one secret of the app's ingest URL `id` (by its fingerprint), or the whole URL.
+    case revokeIngestSecret(app: String, id: String, fingerprint: String?)
+    /// The app's ingest URLs (ids, sources, networks, fingerprints; never a secret).
+    case listIngestURLs(app: String)
+    /// Every app's ingest secrets as SHA-256s, for the gateways to match requests against.
+    case ingestSecrets
 
     public var app: String {
         switch self {
-        case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _),
+        case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _, _),
              .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _, _), .setSponsee(let app, _, _, _),
              .eventStatus(let app, _), .listEvents(let app, _), .listDevices(let app, _), .stats(let app, _, _):
             return app
+        case .addIngestSecret(let app, _, _, _, _), .revokeIngestSecret(let app, _, _), .listIngestURLs(let app):
+            return app
+        case .ingestSecrets:
+            return "*"
         case .actingFor(_, let command):
             return command.app
         }
@@ -56,6 +72,11 @@ public struct RegistrationReply: Codable, Sendable, Hashable {
     public var removed: Bool?
     public var detail: String?
     public var addressKey: AddressKey?
+    /// For `addIngestSecret` and `listIngestURLs`.
+    public var ingestURL: IngestURL?
+    public var ingestURLs: [IngestURL]?
+    /// For `ingestSecrets`.
+    public var ingestSecrets: [IngestSecretEntry]?
     public var sponsee: Sponsee?
     public var event: EventStatus?
     public var events: EventPage?

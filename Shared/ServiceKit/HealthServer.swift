@@ -7,7 +7,7 @@ import Logging
 /// (Prometheus text). Services with an API of their own add routes to the same router.
 public enum HealthServer {
     /// Adds the three endpoints to `router`.
-    public static func addRoutes(to router: Router<BasicRequestContext>, service: String, readiness: Readiness) {
+    public static func addRoutes(to router: Router<HeraldRequestContext>, service: String, readiness: Readiness) {
         router.get("/healthz") { _, _ -> Response in
             json(.ok, ["status": "ok", "service": service])
         }

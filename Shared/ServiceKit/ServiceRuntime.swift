@@ -92,12 +92,12 @@ public final class ServiceRuntime: Sendable {
     public func run(
         clients: [any Service] = [],
         services: [any Service] = [],
-        routes: (Router<BasicRequestContext>) -> Void = { _ in },
-        opsRoutes: (Router<BasicRequestContext>) -> Void = { _ in }
+        routes: (Router<HeraldRequestContext>) -> Void = { _ in },
+        opsRoutes: (Router<HeraldRequestContext>) -> Void = { _ in }
     ) async throws {
         let logger = logger
         let name = name
-        func application(_ router: Router<BasicRequestContext>, port: Int, role: String) -> some Service {
+        func application(_ router: Router<HeraldRequestContext>, port: Int, role: String) -> some Service {
             Application(
                 router: router,
                 configuration: ApplicationConfiguration(address: .hostname(environment.httpHost, port: port), serverName: name),
@@ -106,12 +106,12 @@ public final class ServiceRuntime: Sendable {
                 },
                 logger: logger)
         }
-        let router = Router()
+        let router = Router(context: HeraldRequestContext.self)
         routes(router)
         var servers: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let opsPort {
             // Health and metrics apart from the public API, which answers 404 for them.
-            let ops = Router()
+            let ops = Router(context: HeraldRequestContext.self)
             HealthServer.addRoutes(to: ops, service: name, readiness: readiness)
             opsRoutes(ops)
             servers.append(.init(service: application(ops, port: opsPort, role: "ops"), serviceName: "ops"))
@@ -176,13 +176,13 @@ public final class ServiceRuntime: Sendable {
 public struct ServiceParts {
     public var clients: [any Service]
     public var services: [any Service]
-    public var routes: (Router<BasicRequestContext>) -> Void
+    public var routes: (Router<HeraldRequestContext>) -> Void
     /// Routes served with health and metrics on the ops port (the gateway's console).
-    public var opsRoutes: (Router<BasicRequestContext>) -> Void
+    public var opsRoutes: (Router<HeraldRequestContext>) -> Void
 
     public init(
-        clients: [any Service] = [], services: [any Service] = [], routes: @escaping (Router<BasicRequestContext>) -> Void = { _ in },
-        opsRoutes: @escaping (Router<BasicRequestContext>) -> Void = { _ in }
+        clients: [any Service] = [], services: [any Service] = [], routes: @escaping (Router<HeraldRequestContext>) -> Void = { _ in },
+        opsRoutes: @escaping (Router<HeraldRequestContext>) -> Void = { _ in }
     ) {
         self.clients = clients
         self.services = services

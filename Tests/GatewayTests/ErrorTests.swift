@@ -64,7 +64,7 @@ struct ErrorTests {
         #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", key: GatewayFixture.keys["events"], body: body("r4")).status == 202)
         try await gateway.waitForEvents("the accepted events") { $0.count == 3 }
-        #expect(try await gateway.published().map(\.id) == ["smartid:r1", "smartid:r2", "smartid:r4"])
+        #expect(try await gateway.published().map(\.id) == ["r1", "r2", "r4"].map { smartIDEventId(messageId: $0, pushId: "p") })
         await gateway.stop()
     }
 
@@ -148,7 +148,7 @@ struct ErrorTests {
         // Publishing is at least once (a confirm lost with a connection is published again),
         // so the valid event may be there twice; the invalid one must not be there at all.
         let ids = try await gateway.published().map(\.id)
-        #expect(Set(ids) == ["smartid:m1"], "only the valid request published: \(ids)")
+        #expect(Set(ids) == [smartIDEventId(messageId: "m1", pushId: "p")], "only the valid request published: \(ids)")
         await gateway.stop()
     }
 
@@ -197,14 +197,14 @@ struct GatewayInternalsTests {
         #expect(error?.reason == .shutdown)
     }
 
-    @Test("every endpoint states its method, path and scope; only the events endpoints and what reads them take an events key, only settings an admin one, none the console's")
+    @Test("every endpoint states its method, path and scope; only the events endpoints and what reads them take an events key, only settings and ingest URLs an admin one, none the console's")
     func everyEndpointStatesItsScope() {
         for endpoint in Endpoint.allCases {
             let route = endpoint.route
             #expect(!route.path.isEmpty)
             switch route.scope {
             case .events: #expect(endpoint.publishes || [.getEvent, .listEvents, .getStats].contains(endpoint), "\(endpoint)")
-            case .admin: #expect([.getSettings, .putSettings].contains(endpoint), "\(endpoint)")
+            case .admin: #expect([.getSettings, .putSettings, .listIngestURLs, .createIngestURL, .rotateIngestURL, .revokeIngestURL, .revokeIngestSecret].contains(endpoint), "\(endpoint)")
             case .devices: #expect(!endpoint.publishes, "\(endpoint)")
             case .console: Issue.record("\(endpoint): the console scope is the console's, no endpoint's own")
             }

@@ -105,7 +105,7 @@ final class GatewayFixture: Sendable {
         ] : []
         events = Collector(runtime.connection("collect"), queue: eventQueue.name, prefetch: 1000)
         let runtime = runtime
-        let router = Router()
+        let router = Router(context: HeraldRequestContext.self)
         GatewayRoutes.add(to: router, gateway: gateway)
         // Port 0: the system picks a free port, reported once the server listens.
         let bound = BoundPort()

@@ -29,6 +29,12 @@ struct GeneratedInputTests {
         case .listDevices: ("/devices?platform=fcm", nil)
         case .listUserDevices: ("/users/u1/devices", nil)
         case .getDevice, .deleteDevice: ("/devices/d1", nil)
+        case .unregisterDevice: ("/devices/d1/unregister", ["token": "t"])
+        case .listIngestURLs: ("/ingest-urls", nil)
+        case .createIngestURL: ("/ingest-urls", ["id": "u1", "source": "evernym", "networks": ["10.0.0.0/8"]])
+        case .rotateIngestURL: ("/ingest-urls/u1/secrets", nil)
+        case .revokeIngestURL: ("/ingest-urls/u1", nil)
+        case .revokeIngestSecret: ("/ingest-urls/u1/secrets/abcd1234", nil)
         case .getConfiguration: ("/devices/d1/configuration", nil)
         case .putConfiguration: ("/devices/d1/configuration", ["entries": [["service": "s", "enabled": false, "rule": ["field": "sudoId", "value": "v"]]]])
         case .getUserPreferences: ("/users/u1/preferences", nil)
@@ -110,8 +116,8 @@ struct GeneratedInputTests {
         // A last accepted event proves that everything published before it has arrived.
         let sentinel = "sentinel-\(UUID().uuidString)"
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: Data(#"{"messageId":"\#(sentinel)","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)).status == 202)
-        try await gateway.waitForEvents(timeout: .seconds(30), "the sentinel") { $0.contains { $0.id == "smartid:" + sentinel } }
-        let published = Set(try await gateway.published().map(\.id)).subtracting(["smartid:" + sentinel])
+        try await gateway.waitForEvents(timeout: .seconds(30), "the sentinel") { $0.contains { $0.id == smartIDEventId(messageId: sentinel, pushId: "p") } }
+        let published = Set(try await gateway.published().map(\.id)).subtracting([smartIDEventId(messageId: sentinel, pushId: "p")])
         #expect(published == Set(answers.compactMap(\.eventId)), "published exactly the accepted events")
         if !endpoint.publishes { #expect(published.isEmpty) }
         await gateway.stop()

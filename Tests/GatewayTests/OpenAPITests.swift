@@ -63,7 +63,8 @@ struct OpenAPITests {
             let operation = try #require((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any], "\(endpoint)")
             let security = try #require(operation["security"] as? [[String: Any]], "\(endpoint) declares no security")
             let declared = Set(security.flatMap(\.keys))
-            let expected: Set<String> = endpoint.client == .refused ? ["apiKey"] : ["apiKey", "clientToken"]
+            // A request proven by a device's push token carries no credential: `[{}]`.
+            let expected: Set<String> = endpoint.provenByPushToken ? [] : endpoint.client == .refused ? ["apiKey"] : ["apiKey", "clientToken"]
             #expect(declared == expected, "\(endpoint.method) \(path): \(declared.sorted())")
             #expect(operation["x-herald-client"] as? String == (endpoint.client == .refused ? nil : endpoint.client.rawValue), "\(endpoint.method) \(path)")
         }

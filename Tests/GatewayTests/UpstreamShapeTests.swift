@@ -41,10 +41,12 @@ struct UpstreamShapeTests {
         try await gateway.waitForEvents("the event") { $0.count == 1 }
         let event = try #require(try await gateway.published().first)
         #expect(event.data["msgSenderName"] == nil && event.data["msgType"] == "credOffer", "\(event.data)")
-        var noType = Self.forward("sponsee-1")
+        var noType = Self.forward("sponsee-2")
         noType["metaData"] = ["msgType": "", "msgSenderName": ""]
-        let refused = try await Self.post(gateway, "/evernym/notify", noType)
-        #expect(refused.status == 400 && "\(refused.json)".contains("msgType"), "an empty type is a missing type: \(refused.json)")
+        let accepted = try await Self.post(gateway, "/evernym/notify", noType)
+        #expect(accepted.status == 202, "an empty type is a missing type, and pushed with the default template: \(accepted.json)")
+        try await gateway.waitForEvents("both events") { $0.count == 2 }
+        #expect(try await gateway.published().last?.data["msgType"] == nil)
         await gateway.stop()
     }
 
@@ -105,11 +107,10 @@ struct UpstreamShapeTests {
         let value = String(repeating: "x", count: 100_000)
         let webcom = try await Self.post(gateway, "/webcom/events", ["path": "/d", "event": "value.changed", "value": value, "recipients": ["u"]])
         #expect(webcom.status == 202, "\(webcom.json)")
-        let upstra = try await Self.post(gateway, "/upstra/events", [
-            "event": "message.created", "channel": ["id": "c", "displayName": "C"], "actor": ["id": "a", "displayName": "A"],
-            "message": ["type": "text", "text": value], "recipients": ["u"],
+        let email = try await Self.post(gateway, "/email/messages", [
+            "emailAddressId": "a", "sudoId": "s", "owner": "o", "messageId": "big", "subject": value, "receivedAt": "2026-11-21T10:00:00Z",
         ])
-        #expect(upstra.status == 413)
+        #expect(email.status == 413)
         await gateway.stop()
     }
 

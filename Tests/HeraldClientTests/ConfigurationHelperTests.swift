@@ -51,7 +51,8 @@ struct ConfigurationHelperTests {
     @Test func aGatewayAnswerIsReadAndWrittenBackAsTheSameDocument() throws {
         let reply = Data(#"{"configuration":{"entries":[{"enabled":false,"rule":{"field":"emailAddressId","value":"a1"},"service":"sudo-email"}]}}"#.utf8)
         let configuration = try NotificationConfiguration(reply: reply)
-        #expect(!configuration.areNotificationsEnabled(forEmailAddressWithId: "a1") && configuration.areNotificationsEnabled(forEmailAddressWithId: "a2"))
+        // Email is opt-in: an address without an entry of its own or email's rule-less one is off.
+        #expect(!configuration.areNotificationsEnabled(forEmailAddressWithId: "a1") && !configuration.areNotificationsEnabled(forEmailAddressWithId: "a2"))
         #expect(String(decoding: try configuration.requestBody(), as: UTF8.self) == #"{"entries":[{"enabled":false,"rule":{"field":"emailAddressId","value":"a1"},"service":"sudo-email"}]}"#)
     }
 }

@@ -27,8 +27,6 @@ import Testing
         func acting(_ command: RegistrationCommand) async -> Bool { await Self.refused { try await commands.run(.actingFor(identity: mallory, command: command)) } }
 
         #expect(await acting(.registerDevice(app: "a", registration: S.device("victim-phone", user: "mallory", token: "mallory-token"))), "another user's device id")
-        #expect(await acting(.registerDevice(app: "a", registration: S.device("mallory-phone", user: "mallory", token: "victim-token"))), "another user's push token")
-        #expect(await acting(.registerSmartIDDevice(app: "a", token: "victim-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])), "another's Smart ID device")
         #expect(await acting(.registerDevice(app: "a", registration: S.device("mallory-phone", user: "victim"))), "another user's id in the body")
         #expect(try await store.device(app: "a", deviceId: "victim-phone")?.registration.userId == "victim")
         #expect(try await store.device(app: "a", deviceId: "victim-phone")?.registration.token == "victim-token")
@@ -41,5 +39,13 @@ import Testing
         _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "mallory-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
         _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "mallory-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
         #expect(try await store.device(app: "a", deviceId: "mallory-phone")?.registration.token == "new-token")
+
+        // "Last write wins": the push token the phone holds proves it is in this user's hands
+        // (user B signing in on the phone user A used), so presenting it moves the device.
+        _ = try await commands.run(.actingFor(identity: mallory, command: .registerDevice(app: "a", registration: S.device("handed-over", user: "mallory", token: "victim-token"))))
+        #expect(try await store.device(app: "a", deviceId: "victim-phone") == nil)
+        #expect(try await store.device(app: "a", deviceId: "handed-over")?.registration.userId == "mallory")
+        _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "victim-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
+        #expect(try await store.device(app: "a", deviceId: "victim-sid")?.registration.pushIds == ["mallory-profile"])
     }
 }

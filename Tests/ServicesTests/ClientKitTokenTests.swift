@@ -41,7 +41,7 @@ extension ServiceProcesses {
                 await #expect(throws: HeraldClientError(.unauthorized, "PUT /devices/other: 401 the client token expired", status: 401)) {
                     try await refused.registerDevice(deviceId: "other", token: "other-token", os: "android")
                 }
-                try await registrar.unregisterDevice(deviceId: "swift-kit-phone")
+                try await registrar.unregisterDevice(deviceId: "swift-kit-phone", token: "swift-kit-token")
                 #expect(await stack.call("GET", "/devices/swift-kit-phone").status == 404)
                 try await stack.stop()
             } catch {

@@ -111,7 +111,7 @@ extension ServiceProcesses {
                     ("POST", "/events", ["id": "e-1", "source": "api", "kind": "chat.message", "audience": ["users": ["victim"]], "data": ["text": "hi"]]),
                     ("POST", "/smartid/push", ["messageId": "m-1", "pushId": "victim-profile", "requestor": "Bank", "type": "AUTH"]),
                     ("GET", "/events", nil),
-                    ("GET", "/events/smartid:m-1", nil),
+                    ("GET", "/events/\(smartIDEventId(messageId: "m-1", pushId: "victim-profile"))", nil),
                     ("GET", "/stats", nil),
                     ("GET", "/settings/notifications", nil),
                     ("PUT", "/settings/notifications", ["enabled": false]),
@@ -127,7 +127,7 @@ extension ServiceProcesses {
                 #expect(NSDictionary(dictionary: before).isEqual(to: after), "devices changed: \(before) → \(after)")
                 let preferences = try await stack.expectOK("GET", "/users/victim/preferences")
                 #expect(((preferences["user"] as? [String: Any])?["enabled"] as? Bool) == true, "\(preferences)")
-                #expect(await stack.call("GET", "/events/smartid:m-1").status == 404)
+                #expect(await stack.call("GET", "/events/\(smartIDEventId(messageId: "m-1", pushId: "victim-profile"))").status == 404)
                 // The victim's address is still the victim's: an email to it reaches the victim's phone alone.
                 try await stack.expectOK("POST", "/email/messages", [
                     "emailAddressId": "victim-addr", "sudoId": "sudo-1", "owner": "victim", "messageId": "mail-1", "from": "a@example.com", "subject": "s", "receivedAt": "2026-11-28T10:00:00Z",

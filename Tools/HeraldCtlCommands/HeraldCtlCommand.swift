@@ -18,7 +18,7 @@ public struct HeraldCtlCommand: AsyncParsableCommand {
             3 not confirmed, 64 bad usage, 65 invalid input, 69 the broker or gateway unreachable.
             --json on every command prints one JSON document for scripts.
             """,
-        subcommands: [Publish.self, Send.self, Status.self, Devices.self, Queues.self, DeadLetters.self, Keys.self, ClientToken.self])
+        subcommands: [Publish.self, Send.self, Status.self, Devices.self, Queues.self, DeadLetters.self, Keys.self, Ingest.self, ClientToken.self])
 
     /// Parses `arguments` (the process's own when nil) and runs the command, exiting with its
     /// code. `AsyncParsableCommand.main()` called from a `main.swift` picks the synchronous

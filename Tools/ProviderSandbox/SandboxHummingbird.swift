@@ -6,7 +6,7 @@ extension Sandbox {
     /// Serves the sandbox's endpoints on a Hummingbird router (the plain HTTP/1.1 side, next
     /// to the service's health and metrics endpoints). A route of any method (`*`) is served
     /// for GET, POST, PUT and DELETE.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         for route in routes {
             for method in route.method == "*" ? ["GET", "POST", "PUT", "DELETE"] : [route.method] {
                 router.on(RouterPath(route.path), method: HTTPRequest.Method(method)!) { request, _ -> Response in

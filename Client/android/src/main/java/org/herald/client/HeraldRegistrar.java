@@ -60,9 +60,13 @@ public final class HeraldRegistrar {
         send("POST", "/smartid/devices", Json.write(Map.of("deviceID", deviceToken, "OS", os, "profileIDs", profileIds)), null);
     }
 
-    /** Removes this device: it gets no more pushes. */
-    public void unregisterDevice(String deviceId) throws HeraldClientException {
-        send("DELETE", "/devices/" + segment(deviceId), null, null);
+    /**
+     * Removes this device: it gets no more pushes. Works signed out, with no client token: the
+     * device's push token ({@code token}, as registered) proves the device is this app's.
+     * Repeatable: a device already removed is success.
+     */
+    public void unregisterDevice(String deviceId, String token) throws HeraldClientException {
+        send("POST", "/devices/" + segment(deviceId) + "/unregister", Json.write(Map.of("token", token)), null, false);
     }
 
     /** The device's notification configuration and its version. */
@@ -81,14 +85,21 @@ public final class HeraldRegistrar {
 
     private record Answer(String body, String entityTag) {}
 
-    /** One call, again once with a fresh token after a 401. */
+    /** One call with a client token, again once with a fresh token after a 401. */
     private Answer send(String method, String path, String body, String ifMatch) throws HeraldClientException {
+        return send(method, path, body, ifMatch, true);
+    }
+
+    /** One call; an {@code authenticated} one carries a client token. */
+    private Answer send(String method, String path, String body, String ifMatch, boolean authenticated) throws HeraldClientException {
         for (boolean refresh : new boolean[] {false, true}) {
-            String token;
-            try {
-                token = tokenProvider.token(refresh);
-            } catch (Exception error) {
-                throw new HeraldClientException(HeraldClientException.Reason.UNAUTHORIZED, null, "the token provider failed: " + error, 0);
+            String token = null;
+            if (authenticated) {
+                try {
+                    token = tokenProvider.token(refresh);
+                } catch (Exception error) {
+                    throw new HeraldClientException(HeraldClientException.Reason.UNAUTHORIZED, null, "the token provider failed: " + error, 0);
+                }
             }
             int status;
             String text;
@@ -98,7 +109,7 @@ public final class HeraldRegistrar {
                 connection.setRequestMethod(method);
                 connection.setConnectTimeout(10_000);
                 connection.setReadTimeout(20_000);
-                connection.setRequestProperty("Authorization", "Bearer " + token);
+                if (token != null) connection.setRequestProperty("Authorization", "Bearer " + token);
                 if (ifMatch != null) connection.setRequestProperty("If-Match", ifMatch);
                 if (body != null) {
                     connection.setDoOutput(true);

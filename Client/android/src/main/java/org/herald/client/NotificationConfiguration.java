@@ -75,8 +75,16 @@ public final class NotificationConfiguration {
      * the order they were set in), the last of those if several; none applies: enabled.
      */
     public boolean isEnabled(String service, Map<String, String> context) {
+        return isEnabled(service, context, true);
+    }
+
+    /**
+     * As {@link #isEnabled(String, Map)}, with {@code byDefault} when no entry applies: false for
+     * a service the app makes opt-in, as Sudo's email is ("you must enable them").
+     */
+    public boolean isEnabled(String service, Map<String, String> context, boolean byDefault) {
         int specificity = -1;
-        boolean enabled = true;
+        boolean enabled = byDefault;
         for (Entry entry : entries) {
             if (!entry.service().equals(service)) continue;
             if (entry.rule() != null && !entry.rule().value().equals(context.get(entry.rule().field().code()))) continue;
@@ -115,19 +123,19 @@ public final class NotificationConfiguration {
 
     // Sudo email: the SDK's helpers, touching only email's entries.
 
-    /** Sudo's {@code initEmailNotifications()}: email on unless a Sudo or an address says otherwise. */
+    /** Sudo's {@code initEmailNotifications()}: email on unless a Sudo or an address says otherwise; until then a device gets no email pushes. */
     public NotificationConfiguration initEmailNotifications() {
         return initialize(EMAIL_SERVICE);
     }
 
-    /** Sudo's {@code isEmailNotificationForSudoIdEnabled(sudoId)}. */
+    /** Sudo's {@code isEmailNotificationForSudoIdEnabled(sudoId)}: off until enabled (email is opt-in). */
     public boolean isEmailNotificationForSudoIdEnabled(String sudoId) {
-        return isEnabled(EMAIL_SERVICE, Map.of(Field.SUDO_ID.code(), sudoId));
+        return isEnabled(EMAIL_SERVICE, Map.of(Field.SUDO_ID.code(), sudoId), false);
     }
 
     /** Sudo's {@code isEmailNotificationForAddressIdEnabled(emailAddressId)}: by its own entry, or email's rule-less one. */
     public boolean isEmailNotificationForAddressIdEnabled(String emailAddressId) {
-        return isEnabled(EMAIL_SERVICE, Map.of(Field.EMAIL_ADDRESS_ID.code(), emailAddressId));
+        return isEnabled(EMAIL_SERVICE, Map.of(Field.EMAIL_ADDRESS_ID.code(), emailAddressId), false);
     }
 
     /** Sudo's {@code setEmailNotificationsForSudoId(sudoId, enabled)}. */

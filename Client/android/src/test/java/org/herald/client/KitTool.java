@@ -23,6 +23,9 @@ import java.util.Map;
  *       "os"}}: {@link HeraldRegistrar} registers the device and reads its configuration, the token
  *       provider giving {@code tokens} in turn; answers {@code {"refreshes": [each call's refresh
  *       flag], "entityTag"}} or with {@code "error": {"reason", "status"}}.
+ *   <li>{@code {"op": "unregister", "gateway", "app", "deviceId", "token"}}: {@link HeraldRegistrar}
+ *       removes the device signed out, by its push token, with no client token; answers {@code
+ *       {"tokensAsked": n}} or with {@code "error": {"reason", "status"}}.
  * </ul>
  */
 public final class KitTool {
@@ -38,6 +41,7 @@ public final class KitTool {
             case "keygen": answer = keygen(request); break;
             case "open": answer = open(request); break;
             case "register": answer = register(request); break;
+            case "unregister": answer = unregister(request); break;
             default: throw new IOException("unknown op " + request.get("op"));
         }
         System.out.write(Json.write(answer).getBytes(StandardCharsets.UTF_8));
@@ -80,6 +84,22 @@ public final class KitTool {
         } catch (HeraldClientException error) {
             answer.put("error", Map.of("reason", error.reason().code(), "status", error.status()));
         }
+        return answer;
+    }
+
+    private static Map<String, Object> unregister(Map<String, Object> request) {
+        int[] asked = {0};
+        HeraldRegistrar registrar = new HeraldRegistrar((String) request.get("gateway"), (String) request.get("app"), refresh -> {
+            asked[0]++;
+            throw new IllegalStateException("signed out: no client token");
+        });
+        Map<String, Object> answer = new LinkedHashMap<>();
+        try {
+            registrar.unregisterDevice((String) request.get("deviceId"), (String) request.get("token"));
+        } catch (HeraldClientException error) {
+            answer.put("error", Map.of("reason", error.reason().code(), "status", error.status()));
+        }
+        answer.put("tokensAsked", asked[0]);
         return answer;
     }
 

@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import HeraldDomain
+import HeraldModel
+import HTTPTransport
+import Synchronization
+
+/// The ingest URLs the gateway takes events at (`POST /v1/ingest/{secret}/<source path>`), for
+/// upstreams that can be given a URL but send no `Authorization` header (Verity, Smart ID):
+/// those of the apps file (`ingestURLs`, by SHA-256) and those made at run time, which
+/// Registration keeps and `IngestSecretRefresher` reads again every few seconds. A request's
+/// secret is hashed and compared with every digest in constant time, as API keys are; the
+/// secret itself is never kept, logged or shown past its making (`masked`).
+public final class IngestSecrets: Sendable {
+    /// One secret of one URL.
+    struct Entry: Sendable {
+        var app: String
+        var id: String
+        var source: String
+        var networks: [NetworkCIDR]
+        var digest: [UInt8]
+        /// Whether it is the apps file's (read-only through the API).
+        var fromFile: Bool
+    }
+
+    /// What a request's secret opens.
+    enum Match: Sendable {
+        case url(Entry)
+        /// No secret matches.
+        case unknown
+        /// None of the file's matches, and the stored ones were never read yet.
+        case notLoaded
+    }
+
+    private let state: Mutex<(file: [Entry], stored: [Entry]?)>
+
+    public init(apps: AppsConfiguration) {
+        state = Mutex((Self.fileEntries(apps), nil))
+    }
+
+    /// The apps file's ingest URLs, after it was read again.
+    public func update(apps: AppsConfiguration) {
+        let entries = Self.fileEntries(apps)
+        state.withLock { $0.file = entries }
+    }
+
+    /// The stored secrets, as Registration answered them.
+    public func replaceStored(_ secrets: [IngestSecretEntry]) {
+        let entries = secrets.compactMap(Self.entry)
+        state.withLock { $0.stored = entries }
+    }
+
+    /// A secret this gateway made just now: taken at once, before the next read.
+    func insertStored(_ secret: IngestSecretEntry) {
+        guard let entry = Self.entry(secret) else { return }
+        state.withLock { $0.stored = ($0.stored ?? []) + [entry] }
+    }
+
+    /// A URL (or one of its secrets, by fingerprint) this gateway revoked just now: refused at once.
+    func removeStored(app: String, id: String, fingerprint: String?) {
+        state.withLock { current in
+            current.stored = current.stored?.filter { entry in
+                !(entry.app == app && entry.id == id && (fingerprint.map { Hex.encode(entry.digest).hasPrefix($0.lowercased()) } ?? true))
+            }
+        }
+    }
+
+    /// The URL `secret` opens; every digest is compared, in constant time each.
+    func match(secret: Substring) -> Match {
+        var hash = SHA256()
+        hash.update(data: Data(secret.utf8))
+        let digest = Array(hash.finalize())
+        let (file, stored) = state.withLock { ($0.file, $0.stored) }
+        var found: Entry?
+        for entry in file + (stored ?? []) where APIKeys.constantTimeEqual(entry.digest, digest) { found = entry }
+        if let found { return .url(found) }
+        return stored == nil ? .notLoaded : .unknown
+    }
+
+    /// The app's ingest URLs of the apps file, as the API lists them.
+    func fileURLs(app: String) -> [IngestURL] {
+        let entries = state.withLock { $0.file }.filter { $0.app == app }
+        return Dictionary(grouping: entries, by: \.id).keys.sorted().compactMap { id in
+            let secrets = entries.filter { $0.id == id }
+            guard let first = secrets.first else { return nil }
+            return IngestURL(
+                id: id, source: first.source, networks: first.networks.map(\.description),
+                secrets: secrets.map { IngestURL.Secret(fingerprint: String(Hex.encode($0.digest).prefix(8)), createdAt: Date(timeIntervalSince1970: 0), origin: "file") })
+        }
+    }
+
+    /// A new secret: 32 bytes from the system's CSPRNG (256 bits), base64url, after `hgi_`.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return prefix + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// What every secret Herald makes begins with.
+    static let prefix = "hgi_"
+
+    /// The SHA-256 of `secret` in hex, as the apps file and the store hold it.
+    static func sha256(_ secret: String) -> String {
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
+    }
+
+    /// The path under which a URL of `source` takes its endpoint's requests (`/v1/ingest/{secret}/evernym/notify`).
+    public static let pathPrefix = "/v1/ingest/"
+
+    /// A secret as logs, traces and errors may show it: its first four characters and last
+    /// four, nothing between.
+    public static func masked(_ secret: some StringProtocol) -> String {
+        secret.count > 12 ? "\(secret.prefix(4))****\(secret.suffix(4))" : "****"
+    }
+
+    /// `path` with the secret of an ingest path masked; any other path as it is.
+    public static func maskedPath(_ path: String) -> String {
+        guard path.hasPrefix(pathPrefix) else { return path }
+        let rest = path.dropFirst(pathPrefix.count)
+        let secret = rest.prefix { $0 != "/" }
+        return pathPrefix + masked(secret) + rest.dropFirst(secret.count)
+    }
+
+    static func fileEntries(_ apps: AppsConfiguration) -> [Entry] {
+        apps.apps.sorted { $0.key < $1.key }.flatMap { app, configuration in
+            configuration.ingestURLs.compactMap { url -> Entry? in
+                guard let digest = Hex.decode(url.sha256.lowercased()), digest.count == 32 else { return nil }
+                return Entry(app: app, id: url.id, source: url.source, networks: (url.networks ?? []).compactMap(NetworkCIDR.init), digest: digest, fromFile: true)
+            }
+        }
+    }
+
+    static func entry(_ secret: IngestSecretEntry) -> Entry? {
+        guard let digest = Hex.decode(secret.sha256), digest.count == 32 else { return nil }
+        return Entry(app: secret.app, id: secret.id, source: secret.source, networks: secret.networks.compactMap(NetworkCIDR.init), digest: digest, fromFile: false)
+    }
+}

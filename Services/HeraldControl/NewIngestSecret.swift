@@ -1,0 +1,39 @@
+import Crypto
+import Foundation
+import HeraldModel
+
+/// A new ingest secret for an ingest URL kept in the apps file (`heraldctl ingest new`): 32
+/// random bytes from the system's CSPRNG as base64url after `hgi_`, the URL's path that
+/// carries it, and the `ingestURLs` line that holds only its SHA-256.
+public struct NewIngestSecret: Sendable {
+    public let id: String
+    public let source: String
+    public let networks: [String]
+    public let secret: String
+    /// `/v1/ingest/{secret}/<the source's path>`.
+    public let path: String
+
+    public init(id: String, source: String, networks: [String], sourcePath: String) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        secret = "hgi_" + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        self.id = id
+        self.source = source
+        self.networks = networks
+        path = "/v1/ingest/\(secret)\(sourcePath)"
+    }
+
+    /// The gateway path (under `/v1/apps/{app}`) of `source`'s endpoint, nil for no such source.
+    public static func path(source: String) -> String? {
+        guard IngestURL.sources.contains(source) else { return nil }
+        return SampleEvent.allCases.map(\.path).first { $0 == "/\(source)" || $0.hasPrefix("/\(source)/") }
+    }
+
+    public var sha256: String { Hex.encode(SHA256.hash(data: Data(secret.utf8))) }
+
+    /// The entry for the app's `ingestURLs` list.
+    public var line: String {
+        "- { id: \(id), source: \(source), sha256: \(sha256)\(networks.isEmpty ? "" : ", networks: [\(networks.joined(separator: ", "))]") }"
+    }
+}
