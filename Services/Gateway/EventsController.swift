@@ -77,6 +77,12 @@ struct EventsController {
         body.endObject()
         let accepted = Gateway.Reply(status: 202, body: body.data)
         if gateway.recent.contains(app: event.app, eventId: event.id) { return accepted }
+        // Nobody left to notify (an Upstra event whose only recipient acted): accepted, and
+        // nothing to publish.
+        if case .users(let users) = event.audience, users.isEmpty {
+            gateway.recent.insert(app: event.app, eventId: event.id)
+            return accepted
+        }
         guard gateway.publisher.isConnected else { throw GatewayError.unavailable("the broker is unreachable; try again") }
         // Under a resource alarm the event would only wait in memory: refuse it now.
         guard gateway.publisher.blockedReason == nil else { throw GatewayError.unavailable("the broker refuses publishes for now (resource alarm); try again") }

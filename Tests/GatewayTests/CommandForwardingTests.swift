@@ -167,10 +167,11 @@ struct CommandForwardingTests {
         let body = Data(#"{"messageId":"just-now","pushId":"p","requestor":"r","type":"AUTH"}"#.utf8)
         #expect(await gateway.send("POST", "/v1/apps/{app}/smartid/push", body: body).status == 202)
         // Nothing resolves it here (the fixture only collects events): accepted, not yet resolved.
-        let status = await gateway.send("GET", "/v1/apps/{app}/events/smartid:just-now")
+        let id = smartIDEventId(messageId: "just-now", pushId: "p")
+        let status = await gateway.send("GET", "/v1/apps/{app}/events/\(id)")
         let event = status.json["event"] as? [String: Any]
         #expect(status.status == 200, "\(status.json)")
-        #expect(event?["eventId"] as? String == "smartid:just-now" && event?["resolved"] as? Bool == false)
+        #expect(event?["eventId"] as? String == id && event?["resolved"] as? Bool == false)
         #expect((event?["deliveries"] as? [Any])?.isEmpty == true)
         #expect(await gateway.send("GET", "/v1/apps/{app}/events/smartid:never-sent").status == 404)
         await gateway.stop()

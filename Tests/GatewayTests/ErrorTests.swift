@@ -128,7 +128,7 @@ struct ErrorTests {
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"tokens":[{"platform":"callback","token":"a"}]}}"#, field: "audience.tokens[0].platform"),
         // No field is nullable: a null is refused, not read as absent.
         Invalid(path: "/events", body: #"{"id":"e","source":"api","kind":"k","audience":{"users":["u"]},"alert":null}"#, field: "alert"),
-        Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c"},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),
+        Invalid(path: "/upstra/events", body: #"{"event":"message.created","channel":{"id":"c","displayName":7},"actor":{"id":"a","displayName":"A"},"message":{"type":"text"},"recipients":["u"]}"#, field: "channel.displayName"),
         Invalid(path: "/upstra/events", body: #"{"event":"message.deleted","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":["u"]}"#, field: "event"),
         Invalid(path: "/upstra/events", body: #"{"event":"member.joined","channel":{"id":"c","displayName":"C"},"actor":{"id":"a","displayName":"A"},"recipients":[1]}"#, field: "recipients[0]"),
         Invalid(path: "/webcom/events", body: #"{"path":"/a","event":"value.changed","hideData":"yes","recipients":["u"]}"#, field: "hideData"),

@@ -84,9 +84,11 @@ struct FilterTableTests {
         let directory = S.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try await PreferenceStore(directory: directory)
-        // Every row's app treats `auth` as critical, as a Smart ID app would.
+        // Every row's app treats `auth` as critical, as a Smart ID app would, and no service as
+        // opt-in, so the rows show the configuration's own rules (email's opt-in default is
+        // UpstreamRound4Tests').
         let config = directory.appendingPathComponent("herald.yaml")
-        let apps = Self.rows.indices.map { "  row\($0):\n    criticalKinds: [auth]\n" }.joined()
+        let apps = Self.rows.indices.map { "  row\($0):\n    criticalKinds: [auth]\n    optInServices: []\n" }.joined()
         try Data("apps:\n\(apps)".utf8).write(to: config)
 
         var deliveries: [(Row, Delivery)] = []
