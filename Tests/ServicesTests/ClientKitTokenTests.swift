@@ -73,6 +73,14 @@ extension ServiceProcesses {
                 #expect(failed["refreshes"] as? [Bool] == [false, true], "\(failed)")
                 #expect((failed["error"] as? [String: Any])?["reason"] as? String == "unauthorized", "\(failed)")
                 #expect((failed["error"] as? [String: Any])?["status"] as? Int == 401, "\(failed)")
+
+                // Signed out: the kit removes the device by its push token, asking for no client token.
+                let unregister: [String: Any] = [
+                    "op": "unregister", "gateway": "http://127.0.0.1:\(stack.gateway.port)", "app": stack.app, "deviceId": "java-kit-phone", "token": "java-kit-token",
+                ]
+                let removed = try await JavaKit.run(unregister)
+                #expect(removed["error"] == nil && removed["tokensAsked"] as? Int == 0, "\(removed)")
+                #expect(await stack.call("GET", "/devices/java-kit-phone").status == 404)
                 try await stack.stop()
             } catch {
                 await stack.discard()
