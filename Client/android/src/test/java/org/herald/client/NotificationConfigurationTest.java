@@ -71,7 +71,9 @@ public class NotificationConfigurationTest {
         NotificationConfiguration configuration = NotificationConfiguration.fromReply(
             "{\"configuration\":{\"entries\":[{\"enabled\":false,\"rule\":{\"field\":\"emailAddressId\",\"value\":\"a1\"},\"service\":\"sudo-email\"}]}}");
         assertFalse(configuration.isEmailNotificationForAddressIdEnabled("a1"));
-        assertTrue(configuration.isEmailNotificationForAddressIdEnabled("a2"));
+        // Email is opt-in: an address without an entry of its own or email's rule-less one is off.
+        assertFalse(configuration.isEmailNotificationForAddressIdEnabled("a2"));
+        assertTrue(configuration.initEmailNotifications().isEmailNotificationForAddressIdEnabled("a2"));
         assertEquals("{\"entries\":[{\"enabled\":false,\"rule\":{\"field\":\"emailAddressId\",\"value\":\"a1\"},\"service\":\"sudo-email\"}]}", configuration.requestBody());
     }
 
