@@ -191,6 +191,24 @@ try:
     heading("Event")
     seen["replayDelivered"] = until_text("#event-status", "delivered")
 
+    # An ingest URL: made (its path shown once), rotated, revoked after a confirmation.
+    driver.find_element(By.CSS_SELECTOR, "#nav a[href='/console/ingest']").click()
+    heading("Ingest URLs")
+    until_text("main", "Make an ingest URL")
+    driver.find_element(By.NAME, "id").send_keys("console-verity")
+    Select(driver.find_element(By.NAME, "source")).select_by_value("evernym")
+    driver.find_element(By.CSS_SELECTOR, "#ingest-create button[type=submit]").click()
+    seen["ingestPath"] = until_text("#ingest-made-path", "/v1/ingest/hgi_")
+    until_text("main tbody", "console-verity")
+    shot("ingest")
+    driver.find_element(By.CSS_SELECTOR, "button.rotate[data-id='console-verity']").click()
+    wait.until(lambda d: d.find_element(By.ID, "ingest-made-path").text not in ("", seen["ingestPath"]))
+    seen["ingestRotated"] = text_of("#ingest-made-path")
+    driver.find_element(By.CSS_SELECTOR, "button.revoke[data-id='console-verity']").click()
+    confirm = wait.until(lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "button.danger") if b.is_displayed() and "Yes, revoke" in b.text), None))
+    confirm.click()
+    seen["ingestRevoked"] = until_text("#ingest-message", "Revoked")
+
     # The overview, now with counts in the chart.
     go("")
     heading("Overview")

@@ -96,6 +96,15 @@ extension ServiceProcesses {
                 let network = try await stack.expectOK("GET", "/settings/notifications")
                 #expect(network["networkEnabled"] as? Bool == true, "switched back on")
                 #expect((seen["deadLetter"] as? String)?.contains("a test: the stage refused it") == true, "\(seen)")
+                // An ingest URL made, rotated and revoked through the console: its paths work no more.
+                let ingestPath = (seen["ingestPath"] as? String ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let rotatedPath = (seen["ingestRotated"] as? String ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(ingestPath.hasPrefix("/v1/ingest/hgi_") && ingestPath.hasSuffix("/evernym/notify") && rotatedPath != ingestPath, "\(seen)")
+                #expect((seen["ingestRevoked"] as? String)?.contains("console-verity") == true, "\(seen)")
+                for path in [ingestPath, rotatedPath] {
+                    let refused = try await Self.request("http://127.0.0.1:\(stack.gateway.port)\(path)", key: nil, body: ["msgId": "m", "sponseeDetails": "FCM:t", "relationshipDid": "d"])
+                    #expect(refused.status == 404, "a revoked ingest URL: \(refused.status)")
+                }
                 #expect((seen["replayDelivered"] as? String)?.contains("delivered") == true, "\(seen)")
                 #expect((seen["shown"] as? String)?.contains("console-test") == true, "the letter's headers are shown: \(seen)")
                 #expect((seen["purgeAsked"] as? String)?.contains(purgedId) == true && seen["purgedGone"] as? Bool == true, "\(seen)")

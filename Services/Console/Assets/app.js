@@ -11,6 +11,7 @@ import { devicesPage } from "./page-devices.js";
 import { devicePage } from "./page-device.js";
 import { preferencesPage } from "./page-preferences.js";
 import { deadLettersPage } from "./page-dead-letters.js";
+import { ingestPage } from "./page-ingest.js";
 
 const pages = [
   { path: "", title: "Overview", draw: overviewPage },
@@ -19,6 +20,7 @@ const pages = [
   { path: "devices", title: "Devices", draw: devicesPage, detail: devicePage },
   { path: "preferences", title: "Preferences", draw: preferencesPage },
   { path: "dead-letters", title: "Dead letters", draw: deadLettersPage },
+  { path: "ingest", title: "Ingest URLs", draw: ingestPage },
 ];
 
 /// Increases with each navigation: a page that polls stops when it is no longer shown.
