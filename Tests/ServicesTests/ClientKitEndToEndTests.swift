@@ -138,6 +138,7 @@ extension ServiceProcesses {
             // Email goes to the address's owner, encrypted to the address key, and too big
             // for a push with a long subject and sender.
             let mail: [String: Any] = ["emailAddressId": "kit-address", "sudoId": "kit-sudo", "owner": "kit-user", "receivedAt": "2026-11-25T10:00:00Z"]
+            for device in ["kit-phone", "kit-huawei"] { try await stack.enableEmail(deviceId: device) }
             let mails = [
                 Expectation(eventId: try await post("/email/messages", mail.merging(["messageId": "kit-mail-1", "from": "alice@example.com", "subject": "Lunch?"]) { $1 }),
                             event: .emailReceived(.init(emailAddressId: "kit-address", sudoId: "kit-sudo", messageId: "kit-mail-1", owner: "kit-user",

@@ -93,9 +93,8 @@ extension ServiceProcesses {
                     ("PUT", "/devices/victim-phone", ["platform": "fcm", "token": "mallory-token", "os": "android"]),
                     ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "mallory-token", "os": "android", "userId": "victim"]),
                     ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "mallory-token", "os": "android", "pushIds": ["victim-profile"]]),
-                    // The victim's push token under a device of Mallory's would move it off the victim's device.
-                    ("PUT", "/devices/mallory-phone", ["platform": "fcm", "token": "victim-token", "os": "android"]),
-                    ("POST", "/smartid/devices", ["profileID": "mallory-profile", "OS": "Android", "deviceID": "victim-token"]),
+                    // (The victim's push token itself, a Smart ID deviceID among them, would move the phone
+                    // to Mallory: possession of the token is the proof, "last write wins"; UpstreamRound4Tests shows it.)
                     ("DELETE", "/devices/victim-phone", nil),
                     ("DELETE", "/devices/victim-sid-token", nil),
                     ("GET", "/devices/victim-phone/configuration", nil),
@@ -105,7 +104,6 @@ extension ServiceProcesses {
                     ("GET", "/users/victim/channels/c-1/preferences", nil),
                     ("PUT", "/users/victim/channels/c-1/preferences", ["enabled": false]),
                     ("POST", "/smartid/devices", ["profileID": "victim-profile", "OS": "Android", "deviceID": "mallory-sid-token"]),
-                    ("POST", "/smartid/devices", ["profileID": "mallory-profile", "OS": "Android", "deviceID": "victim-sid-token"]),
                     ("PUT", "/email/addresses/victim-addr/key", ["keyId": "mallory-key", "publicKey": otherKey]),
                     ("PUT", "/email/addresses/other-addr/key", ["keyId": "mallory-key", "publicKey": otherKey, "owner": "victim"]),
                     ("POST", "/events", ["id": "e-1", "source": "api", "kind": "chat.message", "audience": ["users": ["victim"]], "data": ["text": "hi"]]),
@@ -129,6 +127,7 @@ extension ServiceProcesses {
                 #expect(((preferences["user"] as? [String: Any])?["enabled"] as? Bool) == true, "\(preferences)")
                 #expect(await stack.call("GET", "/events/\(smartIDEventId(messageId: "m-1", pushId: "victim-profile"))").status == 404)
                 // The victim's address is still the victim's: an email to it reaches the victim's phone alone.
+                try await stack.enableEmail(deviceId: "victim-phone")
                 try await stack.expectOK("POST", "/email/messages", [
                     "emailAddressId": "victim-addr", "sudoId": "sudo-1", "owner": "victim", "messageId": "mail-1", "from": "a@example.com", "subject": "s", "receivedAt": "2026-11-28T10:00:00Z",
                 ])

@@ -112,6 +112,7 @@ extension ServiceProcesses {
             let addressKey = try _RSA.Encryption.PrivateKey(keySize: .bits2048)
             try await stack.expectOK("PUT", "/devices/owner-phone", ["platform": "fcm", "token": "owner-token", "os": "ios", "userId": "owner-1"])
             try await stack.expectOK("PUT", "/email/addresses/addr-1/key", ["keyId": "rsa-1", "publicKey": addressKey.publicKey.pemRepresentation, "owner": "owner-1"])
+            try await stack.enableEmail(deviceId: "owner-phone")
             try await stack.expectOK("POST", "/email/messages", [
                 "emailAddressId": "addr-1", "sudoId": "sudo-1", "owner": "owner-1", "messageId": "mail-1",
                 "from": "alice@example.com", "subject": "Lunch?", "receivedAt": "2026-11-21T10:00:00Z",

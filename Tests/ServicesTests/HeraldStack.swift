@@ -265,6 +265,12 @@ final class HeraldStack: Sendable {
         return (http.statusCode, fields, data)
     }
 
+    /// Turns Sudo email on for a device, as the kits' `initEmailNotifications` does: the
+    /// device's configuration gets email's rule-less entry (email is opt-in by default).
+    func enableEmail(deviceId: String) async throws {
+        try await expectOK("PUT", "/devices/\(deviceId)/configuration", ["entries": [["service": "sudo-email", "enabled": true]]])
+    }
+
     /// A call that must succeed (2xx).
     @discardableResult
     func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async throws -> [String: Any] {

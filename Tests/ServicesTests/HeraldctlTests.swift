@@ -9,6 +9,10 @@ import Messaging
 import ServiceKit
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// `heraldctl`, the built executable, against the real broker and the real services: each
 /// command as an operator would run it, the broker, gateway and key from the environment.
 extension ServiceProcesses {
@@ -172,6 +176,40 @@ extension ServiceProcesses {
             }
         }
 
+        @Test("ingest create prints a URL that takes its source's requests with no header; list shows fingerprints only; rotate and revoke; new prints an apps-file line")
+        func ingestURLsThroughHeraldctl() async throws {
+            let stack = try await HeraldStack.start(dispatchers: 1, hmsDispatchers: 0)
+            do {
+                let made = try await Self.json(stack, "ingest", "create", "--id", "ctl-verity", "--source", "evernym", "--network", "127.0.0.0/8")
+                let url = try #require(made["url"] as? String)
+                let secret = try #require(made["secret"] as? String)
+                #expect(url.hasPrefix("http://127.0.0.1:\(stack.gateway.port)/v1/ingest/hgi_") && url.hasSuffix("/evernym/notify"), "\(made)")
+                var request = URLRequest(url: URL(string: url)!)
+                request.httpMethod = "POST"
+                request.httpBody = try JSONSerialization.data(withJSONObject: ["msgId": "ctl-1", "msgType": "credOffer", "sponseeDetails": "FCM:ctl-ingest-token", "relationshipDid": "d"])
+                let (_, response) = try await URLSession.shared.data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 202)
+                try await eventually(timeout: .seconds(60), "the forward pushed") { !stack.received("ctl-ingest-token").isEmpty }
+                let listed = try await Self.heraldctl(stack, "ingest", "list")
+                #expect(listed.status == 0 && listed.output.contains("ctl-verity") && listed.output.contains("127.0.0.0/8") && !listed.output.contains(secret), "\(listed)")
+                let rotated = try await Self.json(stack, "ingest", "rotate", "ctl-verity")
+                #expect((rotated["secrets"] as? [Any])?.count == 2, "\(rotated)")
+                let revoked = try await Self.heraldctl(stack, "ingest", "revoke", "ctl-verity", "--secret", try #require(made["fingerprint"] as? String))
+                #expect(revoked.status == 0, "\(revoked)")
+                let (_, again) = try await URLSession.shared.data(for: request)
+                #expect((again as? HTTPURLResponse)?.statusCode == 404, "the revoked secret")
+                #expect(try await Self.heraldctl(stack, "ingest", "revoke", "no-such-url").status == 2)
+                let line = try await Self.json(stack, "ingest", "new", "--id", "file-verity", "--source", "smartid")
+                let sha = try #require(line["sha256"] as? String)
+                #expect((line["line"] as? String)?.contains("sha256: \(sha)") == true && (line["path"] as? String)?.hasSuffix("/smartid/push") == true, "\(line)")
+                #expect(try await Self.heraldctl(stack, "ingest", "new", "--id", "x", "--source", "nowhere").status == 65)
+                try await stack.stop()
+            } catch {
+                await stack.discard()
+                throw error
+            }
+        }
+
         @Test("devices register: an APNs device registered without --os is an iPhone, not an Android phone")
         func anAPNsDeviceRegisteredWithoutAnOSIsAnIPhone() async throws {
             let stack = try await HeraldStack.start(dispatchers: 0, hmsDispatchers: 0, apnsDispatchers: 1)
@@ -219,6 +257,7 @@ extension ServiceProcesses {
                 try await eventually(timeout: .seconds(30), "the sponsor sample") { !stack.received("ctl-sponsee-token").isEmpty }
                 let addressKey = try _RSA.Encryption.PrivateKey(keySize: .bits2048)
                 try await stack.expectOK("PUT", "/email/addresses/ctl-address/key", ["keyId": "ctl-rsa", "publicKey": addressKey.publicKey.pemRepresentation, "owner": "ctl-user"])
+                try await stack.enableEmail(deviceId: "ctl-phone")
                 #expect(try await Self.heraldctl(stack, "send", "email", "--address", "ctl-address", "--user", "ctl-user").status == 0)
                 try await eventually(timeout: .seconds(30), "the email sample") { [sent] in stack.received(token).count == sent + 1 }
                 #expect((stack.received(token).last?["data"] as? [String: String])?["enc"] == "jwe")

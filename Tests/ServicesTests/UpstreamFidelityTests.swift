@@ -156,6 +156,7 @@ extension ServiceProcesses {
             var keys: [String: AddressKeyPair] = [:]
             for device in ["sudo-phone", "sudo-tablet"] {
                 try await stack.expectOK("PUT", "/devices/\(device)", ["platform": "fcm", "token": "\(device)-token", "os": "android", "userId": "sudo-user"])
+                try await stack.enableEmail(deviceId: device)
                 let key = try AddressKeyPair.generate(keyId: "\(device)-key")
                 keys[device] = key
                 try await stack.expectOK("PUT", "/email/addresses/sudo-addr/key", [
