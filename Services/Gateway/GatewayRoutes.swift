@@ -49,12 +49,17 @@ public enum GatewayRoutes {
     /// own path under its app (`/v1/ingest/{secret}/evernym/notify`): the secret in the path is
     /// the credential, for an upstream that can be given a URL but sends no header.
     static func addIngestEndpoints(to router: some RouterMethods<HeraldRequestContext>, gateway: Gateway) {
-        for endpoint in Endpoint.allCases where endpoint.ingestSource != nil {
-            router.on(RouterPath(IngestSecrets.pathPrefix + ":secret" + endpoint.route.path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
+        for (endpoint, path) in ingestRoutes {
+            router.on(RouterPath(path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 await serve(endpoint, parameters: [:], request: request, gateway: gateway, ingestSecret: context.parameters.get("secret") ?? "",
                             peer: context.remoteAddress?.ipAddress)
             }
         }
+    }
+
+    /// Each ingest URL's route: a source's endpoint under `/v1/ingest/:secret`.
+    public static var ingestRoutes: [(endpoint: Endpoint, path: String)] {
+        Endpoint.allCases.filter { $0.ingestSource != nil }.map { ($0, IngestSecrets.pathPrefix + ":secret" + $0.route.path) }
     }
 
     /// One request to `endpoint`: its body read up to the endpoint's limit (413 past it), then the gateway's answer.

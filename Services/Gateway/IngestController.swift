@@ -53,8 +53,8 @@ struct IngestController {
 
     /// A new secret for the URL, made here and answered once with its path.
     private func addSecret(_ call: Gateway.Call, id: String, source: String?, networks: [String]) async throws -> Gateway.Reply {
-        let secret = IngestSecrets.newSecret()
-        let sha256 = IngestSecrets.sha256(secret)
+        let secret = IngestURL.newSecret()
+        let sha256 = IngestURL.sha256(secret: secret)
         let reply = try await gateway.call(
             RegistrationCommand.addIngestSecret(app: call.app, id: id, source: source, networks: networks, sha256: sha256), to: .registration, RegistrationReply.self)
         guard let url = reply.ingestURL, let endpoint = Endpoint.ingesting(url.source) else {

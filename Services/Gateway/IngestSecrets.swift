@@ -89,22 +89,6 @@ public final class IngestSecrets: Sendable {
         }
     }
 
-    /// A new secret: 32 bytes from the system's CSPRNG (256 bits), base64url, after `hgi_`.
-    static func newSecret() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return prefix + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// What every secret Herald makes begins with.
-    static let prefix = "hgi_"
-
-    /// The SHA-256 of `secret` in hex, as the apps file and the store hold it.
-    static func sha256(_ secret: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
-    }
-
     /// The path under which a URL of `source` takes its endpoint's requests (`/v1/ingest/{secret}/evernym/notify`).
     public static let pathPrefix = "/v1/ingest/"
 

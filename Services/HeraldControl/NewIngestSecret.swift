@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import HeraldModel
 
-/// A new ingest secret for an ingest URL kept in the apps file (`heraldctl ingest new`): 32
-/// random bytes from the system's CSPRNG as base64url after `hgi_`, the URL's path that
-/// carries it, and the `ingestURLs` line that holds only its SHA-256.
+/// A new ingest secret for an ingest URL kept in the apps file (`heraldctl ingest new`):
+/// `IngestURL.newSecret()`, the URL's path that carries it, and the `ingestURLs` line that
+/// holds only its SHA-256.
 public struct NewIngestSecret: Sendable {
     public let id: String
     public let source: String
@@ -14,10 +14,7 @@ public struct NewIngestSecret: Sendable {
     public let path: String
 
     public init(id: String, source: String, networks: [String], sourcePath: String) {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        secret = "hgi_" + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        secret = IngestURL.newSecret()
         self.id = id
         self.source = source
         self.networks = networks
@@ -30,7 +27,7 @@ public struct NewIngestSecret: Sendable {
         return SampleEvent.allCases.map(\.path).first { $0 == "/\(source)" || $0.hasPrefix("/\(source)/") }
     }
 
-    public var sha256: String { Hex.encode(SHA256.hash(data: Data(secret.utf8))) }
+    public var sha256: String { IngestURL.sha256(secret: secret) }
 
     /// The entry for the app's `ingestURLs` list.
     public var line: String {

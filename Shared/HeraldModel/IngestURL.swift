@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// An ingest URL as Registration keeps it and the gateway lists it: a per-app, per-source URL
@@ -43,6 +44,22 @@ public struct IngestURL: Codable, Sendable, Hashable {
 
     /// The fingerprint of a secret whose SHA-256 is `sha256` (hex).
     public static func fingerprint(sha256: String) -> String { String(sha256.lowercased().prefix(8)) }
+
+    /// What every secret Herald makes begins with.
+    public static let secretPrefix = "hgi_"
+
+    /// A new secret: 32 bytes from the system's CSPRNG (256 bits), base64url, after `hgi_`.
+    public static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return secretPrefix + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The SHA-256 of `secret` in hex, as the apps file and the store hold it.
+    public static func sha256(secret: String) -> String {
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
+    }
 }
 
 /// One ingest secret as the gateways match requests against it: its app, URL, source,

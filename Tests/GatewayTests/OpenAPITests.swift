@@ -25,10 +25,23 @@ struct OpenAPITests {
 
     /// Every route the router serves for Herald's registry (a provider resource at its own path).
     static var served: Set<String> {
-        Set(GatewayRoutes.routes(.herald).map { route in
-            let path = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
-            return "\(route.endpoint.method) /\(path)"
+        Set((GatewayRoutes.routes(.herald).map { ($0.endpoint, $0.path) } + GatewayRoutes.ingestRoutes).map { endpoint, path in
+            let path = path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            return "\(endpoint.method) /\(path)"
         })
+    }
+
+    /// Each ingest URL's operation takes no credential but its path's secret, and names the
+    /// endpoint it stands for.
+    @Test func eachIngestOperationTakesNoCredentialButItsSecret() throws {
+        let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
+        let paths = try #require(root["paths"] as? [String: Any])
+        for (endpoint, path) in GatewayRoutes.ingestRoutes {
+            let documented = "/" + path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            let operation = try #require((paths[documented] as? [String: Any])?["post"] as? [String: Any], "\(documented)")
+            #expect((operation["security"] as? [[String: Any]])?.flatMap(\.keys).isEmpty == true, "\(documented)")
+            #expect(operation["operationId"] as? String == "ingest" + endpoint.rawValue.prefix(1).uppercased() + endpoint.rawValue.dropFirst(), "\(documented)")
+        }
     }
 
     @Test func everyServedRouteIsDocumented() throws {
