@@ -27,7 +27,7 @@ public struct APNsProvider: DispatchProvider, ConfiguredProvider {
 
     public func isReservedDataKey(_ key: String) -> Bool { key == APNsMessage.reservedDataKey }
 
-    public func tokenProblem(_ token: String, app: AppConfiguration?) -> String? { APNsDeviceToken.problem(token) }
+    public func tokenProblem(_ token: String, app: AppConfiguration?) -> TokenProblem? { APNsDeviceToken.problem(token).map(TokenProblem.malformed) }
 
     /// An APNs token is the hex of 32 bytes (up to 100); an FCM token never is hex alone.
     public func recognizes(_ token: String) -> Bool {

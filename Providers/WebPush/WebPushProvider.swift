@@ -52,14 +52,14 @@ public struct WebPushProvider: DispatchProvider, ConfiguredProvider {
     /// An https URL with a host: what a browser's subscription names. A host that is an IP
     /// literal must be a public address, or a private or loopback one where the app's
     /// `webpush.allowPrivateNetworks` lets the dispatcher send there.
-    public func tokenProblem(_ token: String, app: AppConfiguration?) -> String? {
+    public func tokenProblem(_ token: String, app: AppConfiguration?) -> TokenProblem? {
         guard let url = URL(string: token), url.scheme == "https", let host = url.host, !host.isEmpty else {
-            return "must be the subscription's https endpoint"
+            return .malformed("must be the subscription's https endpoint")
         }
         if let address = NetworkAddress(host), address.scope != .global {
             let allowed = (try? app?.settings(WebPushSettings.self, app: "-"))??.allowPrivateNetworks ?? false
             guard allowed, address.scope.isPrivateNetwork else {
-                return "names a \(address.scope.rawValue) address, which Herald does not send to" + (address.scope.isPrivateNetwork ? " unless the app's webpush.allowPrivateNetworks is true" : "")
+                return .unusable("names a \(address.scope.rawValue) address, which Herald does not send to" + (address.scope.isPrivateNetwork ? " unless the app's webpush.allowPrivateNetworks is true" : ""))
             }
         }
         return nil

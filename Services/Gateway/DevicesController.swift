@@ -41,7 +41,7 @@ struct DevicesController {
         let platform = try unnamedTokenPlatform(os: os, app: call.app, field: "deviceID")
         let token = try body.string("deviceID", maxLength: TextLimits.identifier)
         try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
-        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.invalid("deviceID", problem) }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.refused("deviceID", problem) }
         return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
     }
 
@@ -121,7 +121,7 @@ struct DevicesController {
         let shape = gateway.providers[platform]?.registrationShape ?? .token
         let (token, key, field) = try handedOver(body, platform: platform, shape: shape)
         if named == nil { try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: field) }
-        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.invalid(field, problem) }
+        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.refused(field, problem) }
         let registration = DeviceRegistration(
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
             // A client token's device is its user's: the token's `sub` unless the body names a user.

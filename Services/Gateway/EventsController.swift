@@ -66,7 +66,7 @@ struct EventsController {
                     throw GatewayError.invalid("audience.tokens[\(index)].platform", "must be one of \(gateway.providers.eventPlatforms.map(\.rawValue).joined(separator: ", "))")
                 }
                 if let problem = gateway.providers.tokenProblem(token.token, platform: token.platform, app: gateway.apps.apps[event.app]) {
-                    throw GatewayError.invalid("audience.tokens[\(index)].token", problem)
+                    throw GatewayError.refused("audience.tokens[\(index)].token", problem)
                 }
             }
         }

@@ -278,6 +278,9 @@ public struct Gateway: Sendable {
             throw notFound
         case .url(let entry):
             guard entry.source == request.endpoint.ingestSource else { throw notFound }
+            if entry.unreadableNetworks {
+                throw GatewayError(403, "Forbidden", "ingest URL \(entry.id) names a sender network that cannot be read, so it takes no request: fix its networks")
+            }
             if !entry.networks.isEmpty {
                 guard let peer = request.peer.flatMap(NetworkAddress.init), entry.networks.contains(where: { $0.contains(peer) }) else {
                     throw GatewayError(403, "Forbidden", "ingest URL \(entry.id) takes requests from its allowed sender networks only")

@@ -18,6 +18,9 @@ public final class IngestSecrets: Sendable {
         var id: String
         var source: String
         var networks: [NetworkCIDR]
+        /// Whether a network it names could not be read: then it takes no request at all, rather
+        /// than one from anywhere.
+        var unreadableNetworks: Bool
         var digest: [UInt8]
         /// Whether it is the apps file's (read-only through the API).
         var fromFile: Bool
@@ -110,13 +113,19 @@ public final class IngestSecrets: Sendable {
         apps.apps.sorted { $0.key < $1.key }.flatMap { app, configuration in
             configuration.ingestURLs.compactMap { url -> Entry? in
                 guard let digest = Hex.decode(url.sha256.lowercased()), digest.count == 32 else { return nil }
-                return Entry(app: app, id: url.id, source: url.source, networks: (url.networks ?? []).compactMap(NetworkCIDR.init), digest: digest, fromFile: true)
+                let networks = (url.networks ?? []).compactMap(NetworkCIDR.init)
+                return Entry(
+                    app: app, id: url.id, source: url.source, networks: networks, unreadableNetworks: networks.count != (url.networks ?? []).count,
+                    digest: digest, fromFile: true)
             }
         }
     }
 
     static func entry(_ secret: IngestSecretEntry) -> Entry? {
         guard let digest = Hex.decode(secret.sha256), digest.count == 32 else { return nil }
-        return Entry(app: secret.app, id: secret.id, source: secret.source, networks: secret.networks.compactMap(NetworkCIDR.init), digest: digest, fromFile: false)
+        let networks = secret.networks.compactMap(NetworkCIDR.init)
+        return Entry(
+            app: secret.app, id: secret.id, source: secret.source, networks: networks, unreadableNetworks: networks.count != secret.networks.count,
+            digest: digest, fromFile: false)
     }
 }

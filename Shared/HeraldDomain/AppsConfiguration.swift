@@ -405,6 +405,23 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
                 throw invalid("apiKeys[\(index)]", "give exactly one of sha256 or file")
             }
         }
+        var ingestIds = Set<String>()
+        for (index, url) in ingestURLs.enumerated() {
+            guard url.id.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", options: .regularExpression) != nil else {
+                throw invalid("ingestURLs[\(index)].id", "1-64 letters, digits, '.', '_' or '-'")
+            }
+            guard ingestIds.insert(url.id).inserted else { throw invalid("ingestURLs[\(index)].id", "\"\(url.id)\" is used twice") }
+            guard HeraldModel.IngestURL.sources.contains(url.source) else {
+                throw invalid("ingestURLs[\(index)].source", "one of \(HeraldModel.IngestURL.sources.joined(separator: ", "))")
+            }
+            guard url.sha256.range(of: "^[0-9a-fA-F]{64}$", options: .regularExpression) != nil else {
+                throw invalid("ingestURLs[\(index)].sha256", "must be 64 hex digits (the secret's SHA-256)")
+            }
+            for (position, network) in (url.networks ?? []).enumerated()
+            where network.range(of: "^([0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)(/[0-9]{1,3})?$", options: .regularExpression) == nil {
+                throw invalid("ingestURLs[\(index)].networks[\(position)]", "must be an IPv4 or IPv6 network, as 192.0.2.0/24 or 2001:db8::/32")
+            }
+        }
         for (name, limit) in [("app", rateLimits.app), ("key", rateLimits.key)] {
             guard let limit else { continue }
             guard limit.perSecond > 0, limit.perSecond.isFinite else { throw invalid("rateLimits.\(name).perSecond", "must be a positive number") }

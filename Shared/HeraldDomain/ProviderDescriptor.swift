@@ -36,9 +36,10 @@ public protocol ProviderDescriptor: Sendable {
     func fits(_ request: DispatchRequest, now: Date) -> Bool
     /// Whether a data key may not travel in clear to this provider (it reserves the name).
     func isReservedDataKey(_ key: String) -> Bool
-    /// What is wrong with a device token for this provider and `app` (the gateway's 400 names
-    /// the field with it), or nil when it may be one.
-    func tokenProblem(_ token: String, app: AppConfiguration?) -> String?
+    /// What is wrong with a device token for this provider and `app` (the gateway's 400, or
+    /// 422 for a well-formed token Herald will not send to, names the field with it), or nil
+    /// when it may be one.
+    func tokenProblem(_ token: String, app: AppConfiguration?) -> TokenProblem?
     /// The system every device of this provider runs (APNs: iOS), or nil when it varies. A
     /// token of that system handed over without a platform is this provider's where the app
     /// has its account (`ProviderRegistry.tokenPlatform`).
@@ -58,7 +59,7 @@ public protocol ProviderDescriptor: Sendable {
 extension ProviderDescriptor {
     public func fits(_ request: DispatchRequest, now: Date) -> Bool { true }
     public func isReservedDataKey(_ key: String) -> Bool { false }
-    public func tokenProblem(_ token: String, app: AppConfiguration?) -> String? { nil }
+    public func tokenProblem(_ token: String, app: AppConfiguration?) -> TokenProblem? { nil }
     public var deviceOS: DeviceOS? { nil }
     public var takesUnnamedTokens: Bool { false }
     public func recognizes(_ token: String) -> Bool { false }
@@ -80,4 +81,16 @@ extension ConfiguredProvider {
     public func validateSettings(of app: String, _ configuration: AppConfiguration) throws {
         _ = try configuration.settings(Settings.self, app: app)
     }
+}
+
+/// Why a device token is refused: its form (`malformed`, 400), or a well-formed token Herald
+/// will not send to (`unusable`, 422), such as a subscription on an address the app does not allow.
+public struct TokenProblem: Sendable, Hashable, CustomStringConvertible {
+    public var detail: String
+    public var unusable: Bool
+
+    public static func malformed(_ detail: String) -> TokenProblem { TokenProblem(detail: detail, unusable: false) }
+    public static func unusable(_ detail: String) -> TokenProblem { TokenProblem(detail: detail, unusable: true) }
+
+    public var description: String { detail }
 }

@@ -71,7 +71,7 @@ public struct ProviderRegistry: Sendable {
     }
 
     /// What is wrong with `token` for `platform`'s provider and `app`, or nil.
-    public func tokenProblem(_ token: String, platform: Platform, app: AppConfiguration?) -> String? {
+    public func tokenProblem(_ token: String, platform: Platform, app: AppConfiguration?) -> TokenProblem? {
         self[platform]?.tokenProblem(token, app: app)
     }
 

@@ -60,6 +60,11 @@ struct IngestURLTests {
         let inside = try await Self.fixture(networks: "127.0.0.0/8")
         #expect(await inside.send("POST", "/v1/ingest/\(Self.secret)/evernym/notify", key: nil, body: Data(Self.forward.utf8)).status == 202)
         await inside.stop()
+        // A network that cannot be read closes the URL rather than opening it to everyone.
+        let unreadable = try await Self.fixture(networks: "127.0.0.0/33")
+        let closed = await unreadable.send("POST", "/v1/ingest/\(Self.secret)/evernym/notify", key: nil, body: Data(Self.forward.utf8))
+        #expect(closed.status == 403 && "\(closed.json)".contains("cannot be read"), "\(closed.json)")
+        await unreadable.stop()
     }
 
     @Test func theAppsRateLimitsApply() async throws {

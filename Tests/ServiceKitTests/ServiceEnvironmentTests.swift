@@ -206,6 +206,11 @@ struct AppsConfigurationTests {
         #expect(error("apps:\n  demo:\n    callbacks: { url: ftp://x, signingSecretFile: s, events: [device.revoked] }") == "apps.demo.callbacks.url: \"ftp://x\" is not an http(s) URL with a host")
         #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [] }") == "apps.demo.callbacks.events: name at least one of device.revoked, delivery.failed, delivery.expired, delivery.delivered, event.completed")
         #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [device.gone] }")?.contains("apps.demo.callbacks.events") == true)
+        let sha = String(repeating: "ab", count: 32)
+        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: verity, sha256: \(sha) }]") == "apps.demo.ingestURLs[0].source: one of smartid, evernym, upstra, email, webcom, events")
+        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: abc }]") == "apps.demo.ingestURLs[0].sha256: must be 64 hex digits (the secret's SHA-256)")
+        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: \(sha), networks: [office] }]") == "apps.demo.ingestURLs[0].networks[0]: must be an IPv4 or IPv6 network, as 192.0.2.0/24 or 2001:db8::/32")
+        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: \(sha) }, { id: v, source: smartid, sha256: \(sha) }]") == "apps.demo.ingestURLs[1].id: \"v\" is used twice")
     }
 
     @Test("an app's callbacks name their endpoint, its secret file (resolved against the file's folder) and the events wanted")
