@@ -202,7 +202,9 @@ try:
     until_text("main tbody", "console-verity")
     shot("ingest")
     driver.find_element(By.CSS_SELECTOR, "button.rotate[data-id='console-verity']").click()
-    wait.until(lambda d: d.find_element(By.ID, "ingest-made-path").text not in ("", seen["ingestPath"]))
+    # Read by script: the page is drawn anew when the answer comes, so an element found earlier goes stale.
+    made_path = "return document.getElementById('ingest-made-path')?.textContent || ''"
+    wait.until(lambda d: d.execute_script(made_path) not in ("", seen["ingestPath"]))
     seen["ingestRotated"] = text_of("#ingest-made-path")
     driver.find_element(By.CSS_SELECTOR, "button.revoke[data-id='console-verity']").click()
     confirm = wait.until(lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "button.danger") if b.is_displayed() and "Yes, revoke" in b.text), None))
