@@ -22,8 +22,6 @@ public final class IngestSecrets: Sendable {
         /// than one from anywhere.
         var unreadableNetworks: Bool
         var digest: [UInt8]
-        /// Whether it is the apps file's (read-only through the API).
-        var fromFile: Bool
     }
 
     /// What a request's secret opens.
@@ -35,10 +33,12 @@ public final class IngestSecrets: Sendable {
         case notLoaded
     }
 
-    private let state: Mutex<(file: [Entry], stored: [Entry]?)>
+    /// The file's entries, the stored ones (nil until first read), and how many changes this
+    /// gateway made to the stored ones itself (a read begun before one of them is stale).
+    private let state: Mutex<(file: [Entry], stored: [Entry]?, localChanges: UInt64)>
 
     public init(apps: AppsConfiguration) {
-        state = Mutex((Self.fileEntries(apps), nil))
+        state = Mutex((Self.fileEntries(apps), nil, 0))
     }
 
     /// The apps file's ingest URLs, after it was read again.
@@ -47,21 +47,35 @@ public final class IngestSecrets: Sendable {
         state.withLock { $0.file = entries }
     }
 
-    /// The stored secrets, as Registration answered them.
-    public func replaceStored(_ secrets: [IngestSecretEntry]) {
+    /// Marks the start of a read of the stored secrets: pass the answer to `replaceStored`.
+    func readBegins() -> UInt64 {
+        state.withLock { $0.localChanges }
+    }
+
+    /// The stored secrets, as Registration answered them. With `since` (`readBegins()`), a
+    /// read that began before this gateway made or revoked a secret itself is dropped: its
+    /// answer may not hold that change yet, and the next read will.
+    public func replaceStored(_ secrets: [IngestSecretEntry], since: UInt64? = nil) {
         let entries = secrets.compactMap(Self.entry)
-        state.withLock { $0.stored = entries }
+        state.withLock { current in
+            guard since == nil || since == current.localChanges else { return }
+            current.stored = entries
+        }
     }
 
     /// A secret this gateway made just now: taken at once, before the next read.
     func insertStored(_ secret: IngestSecretEntry) {
         guard let entry = Self.entry(secret) else { return }
-        state.withLock { $0.stored = ($0.stored ?? []) + [entry] }
+        state.withLock {
+            $0.stored = ($0.stored ?? []) + [entry]
+            $0.localChanges += 1
+        }
     }
 
     /// A URL (or one of its secrets, by fingerprint) this gateway revoked just now: refused at once.
     func removeStored(app: String, id: String, fingerprint: String?) {
         state.withLock { current in
+            current.localChanges += 1
             current.stored = current.stored?.filter { entry in
                 !(entry.app == app && entry.id == id && (fingerprint.map { Hex.encode(entry.digest).hasPrefix($0.lowercased()) } ?? true))
             }
@@ -73,7 +87,7 @@ public final class IngestSecrets: Sendable {
         var hash = SHA256()
         hash.update(data: Data(secret.utf8))
         let digest = Array(hash.finalize())
-        let (file, stored) = state.withLock { ($0.file, $0.stored) }
+        let (file, stored) = state.withLock { current in (current.file, current.stored) }
         var found: Entry?
         for entry in file + (stored ?? []) where APIKeys.constantTimeEqual(entry.digest, digest) { found = entry }
         if let found { return .url(found) }
@@ -111,12 +125,8 @@ public final class IngestSecrets: Sendable {
 
     static func fileEntries(_ apps: AppsConfiguration) -> [Entry] {
         apps.apps.sorted { $0.key < $1.key }.flatMap { app, configuration in
-            configuration.ingestURLs.compactMap { url -> Entry? in
-                guard let digest = Hex.decode(url.sha256.lowercased()), digest.count == 32 else { return nil }
-                let networks = (url.networks ?? []).compactMap(NetworkCIDR.init)
-                return Entry(
-                    app: app, id: url.id, source: url.source, networks: networks, unreadableNetworks: networks.count != (url.networks ?? []).count,
-                    digest: digest, fromFile: true)
+            configuration.ingestURLs.compactMap { url in
+                entry(IngestSecretEntry(app: app, id: url.id, source: url.source, networks: url.networks ?? [], sha256: url.sha256))
             }
         }
     }
@@ -126,6 +136,6 @@ public final class IngestSecrets: Sendable {
         let networks = secret.networks.compactMap(NetworkCIDR.init)
         return Entry(
             app: secret.app, id: secret.id, source: secret.source, networks: networks, unreadableNetworks: networks.count != secret.networks.count,
-            digest: digest, fromFile: false)
+            digest: digest)
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import Gateway
+@testable import Gateway
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import HTTPTransport
@@ -76,6 +77,20 @@ struct IngestURLTests {
         }
         #expect(statuses == [202, 202, 429])
         await gateway.stop()
+    }
+
+    /// A read of the stored secrets that began before this gateway made one must not undo it
+    /// when its answer comes (it may not hold the new secret yet); the next read replaces all.
+    @Test func aReadBegunBeforeALocalChangeDoesNotUndoIt() {
+        let secrets = IngestSecrets(apps: AppsConfiguration())
+        secrets.replaceStored([])
+        let since = secrets.readBegins()
+        secrets.insertStored(IngestSecretEntry(app: "a", id: "u", source: "evernym", networks: [], sha256: IngestURL.sha256(secret: "hgi_new")))
+        secrets.replaceStored([], since: since)
+        guard case .url(let entry) = secrets.match(secret: "hgi_new") else { Issue.record("a stale read undid the new secret"); return }
+        #expect(entry.id == "u")
+        secrets.replaceStored([], since: secrets.readBegins())
+        guard case .unknown = secrets.match(secret: "hgi_new") else { Issue.record("a read begun after the change did not apply"); return }
     }
 
     @Test func aSecretIsShownMasked() {

@@ -271,6 +271,19 @@ final class HeraldStack: Sendable {
         try await expectOK("PUT", "/devices/\(deviceId)/configuration", ["entries": [["service": "sudo-email", "enabled": true]]])
     }
 
+    /// A POST with no `Authorization` header to `path` below the gateway's root (an ingest URL,
+    /// a signed-out unregister), answering the status and body; status 0 when no answer came.
+    func postWithoutCredential(_ path: String, body: Data, headers: [String: String] = [:]) async -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(gateway.port)\(path)")!)
+        request.httpMethod = "POST"
+        request.timeoutInterval = 10
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        guard let (data, response) = try? await URLSession.shared.data(for: request) else { return (0, Data()) }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
     /// A call that must succeed (2xx).
     @discardableResult
     func expectOK(_ method: String, _ path: String, _ json: [String: Any]? = nil, app: String? = nil, gateway: Int = 0) async throws -> [String: Any] {

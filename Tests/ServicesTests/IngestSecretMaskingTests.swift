@@ -30,14 +30,7 @@ extension ServiceProcesses {
                 forward["sponseeDetails"] = "FCM:masking-token"
                 var answers: [(Int, Data)] = []
                 func post(_ target: String, _ body: Data, headers: [String: String] = [:]) async {
-                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(stack.gateway.port)\(target)")!)
-                    request.httpMethod = "POST"
-                    request.timeoutInterval = 10
-                    request.httpBody = body
-                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-                    let (data, response) = (try? await URLSession.shared.data(for: request)) ?? (Data(), nil)
-                    answers.append(((response as? HTTPURLResponse)?.statusCode ?? 0, data))
+                    answers.append(await stack.postWithoutCredential(target, body: body, headers: headers))
                 }
                 let json = try JSONSerialization.data(withJSONObject: forward)
                 await post(path, json, headers: ["traceparent": "00-\(String(repeating: "ab", count: 16))-\(String(repeating: "cd", count: 8))-01"])

@@ -44,13 +44,8 @@ extension ServiceProcesses {
 
         /// A POST with no Authorization header to `path` (the gateway's root, then `path`).
         static func postBare(_ stack: HeraldStack, _ path: String, _ json: [String: Any]) async -> (status: Int, json: [String: Any]) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(stack.gateway.port)\(path)")!)
-            request.httpMethod = "POST"
-            request.timeoutInterval = 10
-            request.httpBody = try? JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            guard let (data, response) = try? await URLSession.shared.data(for: request) else { return (0, [:]) }
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            let answer = await stack.postWithoutCredential(path, body: (try? JSONSerialization.data(withJSONObject: json)) ?? Data())
+            return (answer.status, (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:])
         }
 
         /// Verity's forward, posted as Verity does (no header) to the URL the sponsor gave it.
