@@ -31,6 +31,16 @@ let providerTargets: [Target] = providerModules.map { name in
     )
 }
 
+/// The upstream integrations Herald serves, in the registry's order: a module each, in the
+/// folder of its name under EventSources/, whose descriptor is `<Module>Source()`. This is the
+/// registry's one list: `scripts/generate` writes EventSources/HeraldSources/HeraldSources.swift
+/// from it, and openapi.yaml's source operations from the manifest that makes. A source uses
+/// what every source may (the domain layer and the model).
+let sourceModules = ["API", "SmartID", "Evernym", "Upstra", "Email", "Webcom"]
+let sourceTargets: [Target] = sourceModules.map { name in
+    .target(name: name, dependencies: ["HeraldDomain", "HeraldModel"], path: "EventSources/\(name)")
+}
+
 /// A provider's tests and benchmark follow from its folders: `Tests/<Module>DispatcherTests` is
 /// a test target (its `Fixtures` and `Interop` folders are data, read by path) and
 /// `Benchmarks/<Module>Benchmark` the executable `herald-<module>-bench` when the folder
@@ -88,6 +98,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "HeraldDomain", targets: ["HeraldDomain"]),
         .library(name: "HeraldProviders", targets: ["HeraldProviders"]),
+        .library(name: "HeraldSources", targets: ["HeraldSources"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
         // What an app links to open Herald's pushes: HeraldCrypto, HeraldDocuments and Foundation only.
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
@@ -150,7 +161,13 @@ let package = Package(
             path: "Shared/DispatchKit"
         ),
         // Each provider's module, and its tests and benchmark where it has them (above).
-    ] + providerTargets + providerTestTargets + providerBenchmarkTargets + [
+    ] + providerTargets + providerTestTargets + providerBenchmarkTargets + sourceTargets + [
+        // Each source's module (above) and the registry of them.
+        .target(
+            name: "HeraldSources",
+            dependencies: sourceModules.map { .target(name: $0) } + ["HeraldDomain"],
+            path: "EventSources/HeraldSources"
+        ),
         .target(
             name: "HeraldProviders",
             dependencies: providerModules.map { .target(name: $0) } + ["DispatchKit", "HeraldDomain"],
@@ -307,6 +324,7 @@ let package = Package(
             name: "HeraldDomain",
             dependencies: [
                 "ServiceKit", "HeraldModel", "Messaging",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -356,7 +374,7 @@ let package = Package(
         .target(
             name: "HeraldCtlCommands",
             dependencies: [
-                "HeraldControl", "HeraldProviders", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
+                "HeraldControl", "HeraldProviders", "HeraldSources", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/HeraldCtlCommands"
@@ -379,6 +397,7 @@ let package = Package(
         .executableTarget(
             name: "ClientTokenBenchmark",
             dependencies: [
+                "HeraldSources",
                 "Gateway", "HeraldControl", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -416,6 +435,7 @@ let package = Package(
         .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "BenchmarkSupport", "Encryption", "HeraldCrypto", "HeraldModel", "ServiceKit", "HeraldDomain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -442,6 +462,7 @@ let package = Package(
         .target(
             name: "HeraldStackTestSupport",
             dependencies: [
+                "HeraldSources",
                 "HeraldTestSupport", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldProviders", "APNs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -456,6 +477,7 @@ let package = Package(
         .testTarget(
             name: "HeraldDomainTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldDomain", "HeraldProviders", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -492,6 +514,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "HeraldClient", "HeraldCrypto", "Encryption", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -501,6 +524,7 @@ let package = Package(
         .testTarget(
             name: "EncryptionTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "Encryption", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -513,6 +537,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
+                "HeraldSources",
                 "DispatchKit", "Encryption", "HTTPTransport",
                 "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -571,6 +596,7 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "FCM", "HMS", "ServiceKit", "HeraldDomain", "Messaging", "HeraldModel", "HeraldTestSupport", "HeraldTracing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -580,6 +606,7 @@ let package = Package(
         .testTarget(
             name: "ProviderSandboxTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "HeraldStackTestSupport", "ServiceKit", "HeraldModel", "Encryption", "ProviderMessages", "HeraldCrypto",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -592,6 +619,7 @@ let package = Package(
         .testTarget(
             name: "ServicesTests",
             dependencies: [
+                "HeraldSources",
                 "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "HeraldStackTestSupport", "ProviderSandbox", "Registration", "HeraldCrypto", "HTTPTransport", "HeraldClient", "Gateway", "HeraldServices",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -614,7 +642,7 @@ let package = Package(
             name: "HeraldServices",
             dependencies: [
                 "Gateway", "Console", "Registration", "HeraldStorage", "Preferences", "Encryption", "DispatchKit",
-                "HeraldProviders", "ProviderEmulation", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
+                "HeraldProviders", "HeraldSources", "ProviderEmulation", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
             ],
             path: "Services/HeraldServices"
         ),

@@ -13,6 +13,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import ServiceKit
 
@@ -48,7 +49,7 @@ case "crypto":
     let jwe2048 = try RSAEncryptionKey(rsa2048.publicKey.pemRepresentation)
     let jwe4096 = try RSAEncryptionKey(rsa4096.publicKey.pemRepresentation)
     let address = AddressKey(emailAddressId: "a1", keyId: "ak1", publicKey: rsa2048.publicKey.derRepresentation.base64EncodedString())
-    let builder = PayloadBuilder(providers: .herald)
+    let builder = PayloadBuilder(providers: .herald, sources: .herald)
     let plainDelivery = delivery(1, key: nil)
     let webPushDelivery = delivery(2)
     let jweDelivery = delivery(3, key: nil, addressKey: address)
@@ -66,7 +67,7 @@ case "crypto":
 case "stage":
     let count = Int(arguments.dropFirst().first ?? "20000") ?? 20000
     let encrypted = (arguments.dropFirst(2).first ?? "aes128gcm") != "plain"
-    let herald = try HeraldConfiguration(providers: .herald)
+    let herald = try HeraldConfiguration(providers: .herald, sources: .herald)
     let elapsed = try await StageThroughput.measure(
         label: "encryption", count: count, outputKey: "fcm",
         input: { delivery($0, key: encrypted ? deviceKey : nil) },

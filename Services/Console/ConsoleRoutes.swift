@@ -1,3 +1,4 @@
+import HeraldDomain
 import Foundation
 import Gateway
 import HTTPTypes

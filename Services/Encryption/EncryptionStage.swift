@@ -15,7 +15,7 @@ public enum EncryptionStage {
     public static func make(
         runtime: ServiceRuntime, herald: HeraldConfiguration, routes: StageRoutes = EncryptionStage.routes, prefetch: UInt16 = 256
     ) -> Stage<Delivery> {
-        let builder = PayloadBuilder(apps: herald.apps, providers: herald.providers)
+        let builder = PayloadBuilder(apps: herald.apps, providers: herald.providers, sources: herald.sources)
         // Every series of the registry's platforms from the start, at zero.
         for platform in herald.providers.platforms {
             for variant in DataMap.Variant.allCases {

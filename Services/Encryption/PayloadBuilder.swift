@@ -20,13 +20,16 @@ public struct PayloadBuilder: Sendable {
 
     private let apps: AppsConfiguration
     private let providers: ProviderRegistry
+    private let sources: SourceRegistry
     private let renderers: [String: TemplateRenderer]
-    private let defaultRenderer = TemplateRenderer()
+    private let defaultRenderer: TemplateRenderer
 
-    public init(apps: AppsConfiguration = AppsConfiguration(), providers: ProviderRegistry) {
+    public init(apps: AppsConfiguration = AppsConfiguration(), providers: ProviderRegistry, sources: SourceRegistry) {
         self.apps = apps
         self.providers = providers
-        renderers = apps.apps.mapValues { TemplateRenderer(templates: $0.templates) }
+        self.sources = sources
+        renderers = apps.apps.mapValues { TemplateRenderer(templates: $0.templates, sources: sources) }
+        defaultRenderer = TemplateRenderer(sources: sources)
     }
 
     /// Decides the payload of `delivery` as of `now`.
@@ -53,7 +56,7 @@ public struct PayloadBuilder: Sendable {
         if provider.payloadShape == .forward { return try forward(delivery, ttl: ttl, expiresAt: expiresAt) }
         try checkDataKeys(delivery.data, provider: provider, inClear: false)
         let renderer = renderers[delivery.app] ?? defaultRenderer
-        let presentation = PushPresentation(source: delivery.source, kind: delivery.kind)
+        let presentation = sources.presentation(source: delivery.source, kind: delivery.kind)
         // An app's template `<source>.<kind>` is shown on every device, except for the kinds
         // whose alert only an iPhone shows (below): Android's handler gets their data alone.
         let alert = try renderer.render(
@@ -88,7 +91,7 @@ public struct PayloadBuilder: Sendable {
                     request.data = plain
                     var shown = isIOS ? alert ?? iOSOnlyAlert : alert
                     request.ios = isIOS ? DispatchRequest.IOSHints(mutableContent: iOSOnlyAlert != nil, contentAvailable: shown == nil) : nil
-                    if isIOS && delivery.source.iOSDecodesInExtension {
+                    if isIOS && sources.iOSDecodesInExtension(delivery.source) {
                         // The app's extension decodes every push: an alert push it can see, never a silent one.
                         shown = try shown ?? renderer.render(
                             .template(name: TemplateRenderer.placeholderTemplate, args: [:]), locale: device.locale, context: [:], data: [:])

@@ -16,23 +16,19 @@ import ServiceKit
 public struct TemplateRenderer: Sendable {
     public typealias Template = AppConfiguration.Template
 
-    /// Herald's own templates: the chat defaults, the alerts an iPhone shows for a sign-in
-    /// request and an Evernym message (see `PushPresentation`), the neutral alert of
-    /// encrypted iOS pushes, and the placeholder of extension-decoded ones.
-    public static let builtIn: [String: Template] = [
-        "channel.created": Template(title: "{channel|New chat}", body: "You're now member of {channel|a new chat}!"),
-        "member.joined": Template(title: "{user|Someone}", body: "{user|Someone} has joined {channel|the chat}"),
-        "message.created": Template(title: "{user|Someone} ({channel|Chat})", body: "{text|New message}"),
-        "message.created.image": Template(title: "{user|Someone} ({channel|Chat})", body: "Image Message"),
-        "message.created.\(otherType)": Template(title: "{user|Someone} ({channel|Chat})", body: "Special message"),
-        "smartid.auth": Template(title: nil, body: "{requestor}: confirm your sign-in"),
-        "smartid.sign": Template(title: nil, body: "{requestor}: sign a document"),
-        "evernym.message": Template(title: "{msgSenderName}", body: "New message"),
+    /// Herald's own templates, whatever the sources: the neutral alert of encrypted iOS pushes,
+    /// and the placeholder of extension-decoded ones.
+    public static let heraldTemplates: [String: Template] = [
         encryptedTemplate: Template(title: nil, body: "New notification"),
         placeholderTemplate: Template(title: nil, body: "New notification"),
     ]
 
-    /// The variant of a template for a message of any type but text and those with their own.
+    /// The templates an app need not write: Herald's own and each source's (the chat
+    /// defaults, the alerts an iPhone shows for a sign-in request and an Evernym message).
+    public let builtIn: [String: Template]
+
+    /// The variant of a template for a message of any type but text and those with their own
+    /// (a source's `<name>.other`).
     public static let otherType = "other"
 
     /// The template name of the neutral alert shown on iOS for an encrypted push; apps can
@@ -46,8 +42,9 @@ public struct TemplateRenderer: Sendable {
     /// The app's templates: by name, then locale.
     public let templates: [String: [String: Template]]
 
-    public init(templates: [String: [String: Template]] = [:]) {
+    public init(templates: [String: [String: Template]] = [:], sources: SourceRegistry = SourceRegistry()) {
         self.templates = templates
+        builtIn = sources.templates.merging(Self.heraldTemplates) { $1 }
     }
 
     /// The title and body to show, or nil when the alert is nil.
@@ -87,7 +84,7 @@ public struct TemplateRenderer: Sendable {
                 if let template = byLocale[candidate] { return template }
             }
         }
-        return Self.builtIn[name]
+        return builtIn[name]
     }
 
     /// `et_EE` → [`et-EE`, `et`, `default`, `en`].

@@ -145,7 +145,7 @@ public final class ClientTokens: Sendable {
         if let listed = claims.pushIds {
             guard listed.count <= 100 else { throw Self.refused(.claims, "pushIds must be a list of up to 100 profile ids") }
             for id in listed {
-                guard let trimmed = try? SourceAdapters.trimmedId(id, field: "pushIds") else {
+                guard let trimmed = try? SourceEventIds.trimmedId(id, field: "pushIds") else {
                     throw Self.refused(.claims, "pushIds must be a list of profile ids (strings of 1 to \(TextLimits.identifier) characters)")
                 }
                 pushIds.append(trimmed)

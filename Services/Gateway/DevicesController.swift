@@ -30,7 +30,7 @@ struct DevicesController {
         // surrounding white space, as a push's pushId is.
         var profiles: [String] = []
         if body.has("profileID") {
-            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceAdapters.trimmedId(body, "profileID")]
+            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceEventIds.trimmedId(body, "profileID")]
         }
         if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
         profiles = try Self.trimmed(profiles, field: "profileID")
@@ -45,10 +45,10 @@ struct DevicesController {
         return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
     }
 
-    /// Ids without the white space around them (`SourceAdapters.trimmedId` each).
+    /// Ids without the white space around them (`SourceEventIds.trimmedId` each).
     static func trimmed(_ ids: [String], field: String) throws(GatewayError) -> [String] {
         var result: [String] = []
-        for (index, id) in ids.enumerated() { result.append(try SourceAdapters.trimmedId(id, field: "\(field)[\(index)]")) }
+        for (index, id) in ids.enumerated() { result.append(try SourceEventIds.trimmedId(id, field: "\(field)[\(index)]")) }
         return result
     }
 

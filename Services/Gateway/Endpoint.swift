@@ -1,22 +1,33 @@
 import HeraldDomain
 import ServiceKit
 
-/// Every route of the public API. `route` is the one table that says, for each endpoint,
-/// its method, its path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the scope
-/// an API key needs, what a device's client token may do there, and the handler that answers
-/// it (a method of the controller of its concern: `EventsController`, `DevicesController`,
-/// `PreferencesController`). The switch has no `default`, so a new endpoint cannot be added
-/// without stating all five. The router and the OpenAPI test both read this table.
-public enum Endpoint: String, CaseIterable, Sendable {
-    case postEvent, smartIDPush, smartIDDevices, evernymNotify, evernymSponsee, upstraEvents
-    case emailMessages, emailAddressKey, webcomEvents, getEvent, listEvents, getStats
-    case listDevices, listUserDevices, putDevice, getDevice, deleteDevice, unregisterDevice, getConfiguration, putConfiguration
-    case getUserPreferences, putUserPreferences, getChannelPreferences, putChannelPreferences
-    case getSettings, putSettings
-    case listIngestURLs, createIngestURL, rotateIngestURL, revokeIngestURL, revokeIngestSecret
-    /// A provider's document for the app's clients (`ProviderResource`): served at each
-    /// resource's own path, `/<platform>/<name>`, which the router makes from the registry.
-    case getProviderResource
+/// One route of the public API: its name (the OpenAPI `operationId`, the metrics' `endpoint`),
+/// and its `Route`: method, path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the
+/// scope an API key needs, what a device's client token may do there, and the handler that
+/// answers it (a method of the controller of its concern). Herald's own endpoints are the
+/// constants here; each source's routes (`SourceRoute`) are endpoints too (`all(_:)`). The
+/// router and the OpenAPI test both read that list.
+public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+    /// The OpenAPI `operationId`.
+    public let rawValue: String
+    public let route: Route
+    /// The source route it serves, for a source's endpoint.
+    public let source: SourceRoute?
+
+    init(_ name: String, _ route: Route, source: SourceRoute? = nil) {
+        rawValue = name
+        self.route = route
+        self.source = source
+    }
+
+    /// A source's route: `POST` with the events scope, its body made an event by its adapter.
+    public init(source route: SourceRoute) {
+        self.init(route.operation, Route(.post, route.path, .events, .refused) { try await EventsController(gateway: $0).ingest(route, $1) }, source: route)
+    }
+
+    public static func == (a: Endpoint, b: Endpoint) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    public var description: String { rawValue }
 
     public enum Method: String, Sendable {
         case get = "GET", post = "POST", put = "PUT", delete = "DELETE"
@@ -43,41 +54,42 @@ public enum Endpoint: String, CaseIterable, Sendable {
         }
     }
 
-    public var route: Route {
-        switch self {
-        case .postEvent: Route(.post, "/events", .events, .refused) { try await EventsController(gateway: $0).postEvent($1) }
-        case .smartIDPush: Route(.post, "/smartid/push", .events, .refused) { try await EventsController(gateway: $0).smartIDPush($1) }
-        case .evernymNotify: Route(.post, "/evernym/notify", .events, .refused) { try await EventsController(gateway: $0).evernymNotify($1) }
-        case .upstraEvents: Route(.post, "/upstra/events", .events, .refused) { try await EventsController(gateway: $0).upstraEvents($1) }
-        case .emailMessages: Route(.post, "/email/messages", .events, .refused) { try await EventsController(gateway: $0).emailMessages($1) }
-        case .webcomEvents: Route(.post, "/webcom/events", .events, .refused) { try await EventsController(gateway: $0).webcomEvents($1) }
-        case .getEvent: Route(.get, "/events/:eventId", .events, .refused) { try await EventsController(gateway: $0).getEvent($1) }
-        case .listEvents: Route(.get, "/events", .events, .refused) { try await EventsController(gateway: $0).listEvents($1) }
-        case .getStats: Route(.get, "/stats", .events, .refused) { try await EventsController(gateway: $0).getStats($1) }
-        case .listDevices: Route(.get, "/devices", .devices, .refused) { try await DevicesController(gateway: $0).listDevices($1) }
-        case .listUserDevices: Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await DevicesController(gateway: $0).listUserDevices($1) }
-        case .smartIDDevices: Route(.post, "/smartid/devices", .devices, .ownDevices) { try await DevicesController(gateway: $0).smartIDDevices($1) }
-        case .evernymSponsee: Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await DevicesController(gateway: $0).evernymSponsee($1) }
-        case .emailAddressKey: Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await DevicesController(gateway: $0).emailAddressKey($1) }
-        case .putDevice: Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).putDevice($1) }
-        case .getDevice: Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).getDevice($1) }
-        case .deleteDevice: Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).deleteDevice($1) }
-        case .unregisterDevice: Route(.post, "/devices/:deviceId/unregister", .devices, .refused) { try await DevicesController(gateway: $0).unregisterDevice($1) }
-        case .getConfiguration: Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).getConfiguration($1) }
-        case .putConfiguration: Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).putConfiguration($1) }
-        case .getUserPreferences: Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getUserPreferences($1) }
-        case .putUserPreferences: Route(.put, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putUserPreferences($1) }
-        case .getChannelPreferences: Route(.get, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getChannelPreferences($1) }
-        case .putChannelPreferences: Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putChannelPreferences($1) }
-        case .getSettings: Route(.get, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).getSettings($1) }
-        case .putSettings: Route(.put, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).putSettings($1) }
-        case .listIngestURLs: Route(.get, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).list($1) }
-        case .createIngestURL: Route(.post, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).create($1) }
-        case .rotateIngestURL: Route(.post, "/ingest-urls/:id/secrets", .admin, .refused) { try await IngestController(gateway: $0).rotate($1) }
-        case .revokeIngestURL: Route(.delete, "/ingest-urls/:id", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) }
-        case .revokeIngestSecret: Route(.delete, "/ingest-urls/:id/secrets/:fingerprint", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) }
-        case .getProviderResource: Route(.get, "/:platform/:resource", .devices, .ownDevices) { try await ProvidersController(gateway: $0).getResource($1) }
-        }
+
+    public static let getEvent = Endpoint("getEvent", Route(.get, "/events/:eventId", .events, .refused) { try await EventsController(gateway: $0).getEvent($1) })
+    public static let listEvents = Endpoint("listEvents", Route(.get, "/events", .events, .refused) { try await EventsController(gateway: $0).listEvents($1) })
+    public static let getStats = Endpoint("getStats", Route(.get, "/stats", .events, .refused) { try await EventsController(gateway: $0).getStats($1) })
+    public static let listDevices = Endpoint("listDevices", Route(.get, "/devices", .devices, .refused) { try await DevicesController(gateway: $0).listDevices($1) })
+    public static let listUserDevices = Endpoint("listUserDevices", Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await DevicesController(gateway: $0).listUserDevices($1) })
+    public static let smartIDDevices = Endpoint("smartIDDevices", Route(.post, "/smartid/devices", .devices, .ownDevices) { try await DevicesController(gateway: $0).smartIDDevices($1) })
+    public static let evernymSponsee = Endpoint("evernymSponsee", Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await DevicesController(gateway: $0).evernymSponsee($1) })
+    public static let emailAddressKey = Endpoint("emailAddressKey", Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await DevicesController(gateway: $0).emailAddressKey($1) })
+    public static let putDevice = Endpoint("putDevice", Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).putDevice($1) })
+    public static let getDevice = Endpoint("getDevice", Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).getDevice($1) })
+    public static let deleteDevice = Endpoint("deleteDevice", Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).deleteDevice($1) })
+    public static let unregisterDevice = Endpoint("unregisterDevice", Route(.post, "/devices/:deviceId/unregister", .devices, .refused) { try await DevicesController(gateway: $0).unregisterDevice($1) })
+    public static let getConfiguration = Endpoint("getConfiguration", Route(.get, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).getConfiguration($1) })
+    public static let putConfiguration = Endpoint("putConfiguration", Route(.put, "/devices/:deviceId/configuration", .devices, .ownDevices) { try await PreferencesController(gateway: $0).putConfiguration($1) })
+    public static let getUserPreferences = Endpoint("getUserPreferences", Route(.get, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getUserPreferences($1) })
+    public static let putUserPreferences = Endpoint("putUserPreferences", Route(.put, "/users/:userId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putUserPreferences($1) })
+    public static let getChannelPreferences = Endpoint("getChannelPreferences", Route(.get, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).getChannelPreferences($1) })
+    public static let putChannelPreferences = Endpoint("putChannelPreferences", Route(.put, "/users/:userId/channels/:channelId/preferences", .devices, .ownUser) { try await PreferencesController(gateway: $0).putChannelPreferences($1) })
+    public static let getSettings = Endpoint("getSettings", Route(.get, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).getSettings($1) })
+    public static let putSettings = Endpoint("putSettings", Route(.put, "/settings/notifications", .admin, .refused) { try await PreferencesController(gateway: $0).putSettings($1) })
+    public static let listIngestURLs = Endpoint("listIngestURLs", Route(.get, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).list($1) })
+    public static let createIngestURL = Endpoint("createIngestURL", Route(.post, "/ingest-urls", .admin, .refused) { try await IngestController(gateway: $0).create($1) })
+    public static let rotateIngestURL = Endpoint("rotateIngestURL", Route(.post, "/ingest-urls/:id/secrets", .admin, .refused) { try await IngestController(gateway: $0).rotate($1) })
+    public static let revokeIngestURL = Endpoint("revokeIngestURL", Route(.delete, "/ingest-urls/:id", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) })
+    public static let revokeIngestSecret = Endpoint("revokeIngestSecret", Route(.delete, "/ingest-urls/:id/secrets/:fingerprint", .admin, .refused) { try await IngestController(gateway: $0).revoke($1) })
+    public static let getProviderResource = Endpoint("getProviderResource", Route(.get, "/:platform/:resource", .devices, .ownDevices) { try await ProvidersController(gateway: $0).getResource($1) })
+
+    /// Herald's own endpoints, besides the sources'.
+    public static let own: [Endpoint] = [
+        .getEvent, .listEvents, .getStats, .listDevices, .listUserDevices, .smartIDDevices, .evernymSponsee, .emailAddressKey, .putDevice, .getDevice, .deleteDevice, .unregisterDevice, .getConfiguration, .putConfiguration, .getUserPreferences, .putUserPreferences, .getChannelPreferences, .putChannelPreferences, .getSettings, .putSettings, .listIngestURLs, .createIngestURL, .rotateIngestURL, .revokeIngestURL, .revokeIngestSecret, .getProviderResource,
+    ]
+
+    /// Every endpoint of a gateway serving `sources`: each source's routes, then Herald's own.
+    public static func all(_ sources: SourceRegistry) -> [Endpoint] {
+        sources.routes.map(Endpoint.init(source:)) + own
     }
 
     public var method: String { route.method.rawValue }
@@ -85,8 +97,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     public var scope: AppConfiguration.Scope { route.scope }
     public var client: ClientAccess { route.client }
 
-    /// Whether the endpoint publishes an event (and answers 202).
-    public var publishes: Bool { route.scope == .events && route.method == .post }
+    /// Whether the endpoint publishes an event (and answers 202): a source's.
+    public var publishes: Bool { source != nil }
 
     /// Whether the request proves itself by a device's push token in its body instead of a
     /// credential: a signed-out app removing its own device (`unregisterDevice`) holds no
@@ -95,13 +107,6 @@ public enum Endpoint: String, CaseIterable, Sendable {
     public var provenByPushToken: Bool { self == .unregisterDevice }
 
     /// The source whose ingest URLs take this endpoint (`smartid`, `evernym`, …, `events`: the
-    /// first segment of its path), for an endpoint that publishes; nil for any other.
-    public var ingestSource: String? {
-        publishes ? String(route.path.dropFirst().prefix { $0 != "/" }) : nil
-    }
-
-    /// The endpoint an ingest URL of `source` takes.
-    public static func ingesting(_ source: String) -> Endpoint? {
-        allCases.first { $0.ingestSource == source }
-    }
+    /// first segment of its path), for a source's endpoint; nil for any other.
+    public var ingestSource: String? { source?.ingestSource }
 }

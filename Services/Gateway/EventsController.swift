@@ -6,23 +6,19 @@ import Messaging
 
 /// The endpoints that take events (`POST …/events` and each integration's own) and show what
 /// became of them (`GET …/events`, `…/events/{id}`, `…/stats`): a body becomes a
-/// `NotificationEvent` through its source adapter and is published with confirms (202 once
+/// `NotificationEvent` through its source's adapter (`SourceRoute.makeEvent`) and is published with confirms (202 once
 /// the broker confirmed it); the reads are Registration's answers.
 struct EventsController {
     let gateway: Gateway
 
-    func postEvent(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.canonical(call.fields(), raw: call.request.body, app: call.app, now: call.now), at: call.now) }
-    func smartIDPush(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.smartID(call.fields(), app: call.app, now: call.now), at: call.now) }
-    func evernymNotify(_ call: Gateway.Call) async throws -> Gateway.Reply {
+    /// A source's route: its adapter reads the body into an event, which is published.
+    func ingest(_ route: SourceRoute, _ call: Gateway.Call) async throws -> Gateway.Reply {
         let app = gateway.apps.apps[call.app]
-        return try await accept(SourceAdapters.evernym(call.fields(), app: call.app, now: call.now) { [providers = gateway.providers] in providers.comMethodToken($0, app: app) }, at: call.now)
+        let request = SourceRequest(
+            body: try call.fields(), raw: call.request.body, app: call.app, appConfiguration: app, idempotencyKey: call.request.idempotencyKey,
+            now: call.now, comMethod: { [providers = gateway.providers] in providers.comMethodToken($0, app: app) }, sources: gateway.sources.names)
+        return try await accept(try route.makeEvent(request), at: call.now)
     }
-    func upstraEvents(_ call: Gateway.Call) async throws -> Gateway.Reply {
-        let notifyActor = gateway.apps.apps[call.app]?.notifyActor ?? false
-        return try await accept(SourceAdapters.upstra(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, notifyActor: notifyActor, now: call.now), at: call.now)
-    }
-    func emailMessages(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.email(call.fields(), app: call.app, now: call.now), at: call.now) }
-    func webcomEvents(_ call: Gateway.Call) async throws -> Gateway.Reply { try await accept(SourceAdapters.webcom(call.fields(), idempotencyKey: call.request.idempotencyKey, app: call.app, now: call.now), at: call.now) }
 
     func getEvent(_ call: Gateway.Call) async throws -> Gateway.Reply {
         let eventId = try call.parameter("eventId")
@@ -38,7 +34,7 @@ struct EventsController {
     }
 
     func listEvents(_ call: Gateway.Call) async throws -> Gateway.Reply {
-        let reply = try await gateway.call(RegistrationCommand.listEvents(app: call.app, query: try ListQuery(query: call.request.query).events()), to: .registration, RegistrationReply.self)
+        let reply = try await gateway.call(RegistrationCommand.listEvents(app: call.app, query: try ListQuery(query: call.request.query).events(sources: gateway.sources.names)), to: .registration, RegistrationReply.self)
         return try Gateway.json(200, reply.events ?? EventPage(events: [], nextCursor: nil))
     }
 
@@ -57,7 +53,7 @@ struct EventsController {
         event.acceptedAt = now
         if event.options.ttlSeconds == nil {
             // The app's configured TTL for this source and kind (or Herald's), not four weeks.
-            event.options.ttlSeconds = (gateway.apps.apps[event.app]?.defaultTTL ?? DefaultTTL()).seconds(source: event.source, kind: event.kind)
+            event.options.ttlSeconds = gateway.sources.defaultTTL(source: event.source, kind: event.kind, app: gateway.apps.apps[event.app])
         }
         if case .tokens(let tokens) = event.audience {
             // A token goes to its platform's provider: one this deployment runs.

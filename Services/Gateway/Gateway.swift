@@ -15,14 +15,11 @@ public struct Gateway: Sendable {
     public struct Configuration: Sendable {
         /// Larger bodies get 413.
         public var bodyLimit: Int = 64 * 1024
-        /// The limit of a Webcom event's body (`HERALD_GATEWAY_WEBCOM_BODY_LIMIT`): a value
-        /// over the providers' 4 KiB is accepted and reaches its devices degraded (`onlyKeys`,
-        /// `tooBig`), as Webcom's own server would push it, instead of being refused.
-        public var webcomBodyLimit: Int = 1024 * 1024
-        /// The limit of an Upstra event's body (`HERALD_GATEWAY_UPSTRA_BODY_LIMIT`): a message to
-        /// a channel lists every member to notify, and 2 MiB holds 20,000 and more ids of 36
-        /// characters (a UUID) in one event.
-        public var upstraBodyLimit: Int = 2 * 1024 * 1024
+        /// The limits a source's route sets above `bodyLimit` (`SourceRoute.BodyLimit`), by
+        /// the variable that sets each, where the environment set it: a Webcom value over the
+        /// providers' 4 KiB reaches its devices degraded rather than refused, and an Upstra
+        /// message to a channel lists every member to notify.
+        public var sourceBodyLimits: [String: Int] = [:]
         public var publishTimeout: Duration = .seconds(5)
         public var commandTimeout: Duration = .seconds(5)
         /// How many packs of events await the broker's confirm at once; the events of the
@@ -33,27 +30,24 @@ public struct Gateway: Sendable {
         public var preferencesQueue = HeraldTopology.CommandQueue.preferences.name
         public init() {}
 
-        /// The defaults, with `HERALD_GATEWAY_WEBCOM_BODY_LIMIT` and `HERALD_GATEWAY_UPSTRA_BODY_LIMIT`
-        /// (bytes) read from `environment`.
-        public init(environment: [String: String]) throws {
+        /// The defaults, with each of `sources`' body-limit variables
+        /// (`HERALD_GATEWAY_WEBCOM_BODY_LIMIT`, …: bytes) read from `environment`.
+        public init(environment: [String: String], sources: SourceRegistry) throws {
             self.init()
             let reader = EnvironmentReader(environment)
-            func limit(_ name: String) throws -> Int? {
-                try reader.parse(name, expected: "a number of bytes from 65536 to 67108864") {
+            for limit in sources.routes.compactMap(\.bodyLimit) {
+                let value = try reader.parse(limit.variable, expected: "a number of bytes from 65536 to 67108864") {
                     Int($0).flatMap { (64 * 1024...64 * 1024 * 1024).contains($0) ? $0 : nil }
                 }
+                if let value { sourceBodyLimits[limit.variable] = value }
             }
-            webcomBodyLimit = try limit("HERALD_GATEWAY_WEBCOM_BODY_LIMIT") ?? webcomBodyLimit
-            upstraBodyLimit = try limit("HERALD_GATEWAY_UPSTRA_BODY_LIMIT") ?? upstraBodyLimit
         }
 
-        /// The largest body `endpoint` takes.
+        /// The largest body `endpoint` takes: its source route's limit (as the environment set
+        /// it) when that is above the default.
         public func bodyLimit(_ endpoint: Endpoint) -> Int {
-            switch endpoint {
-            case .webcomEvents: max(bodyLimit, webcomBodyLimit)
-            case .upstraEvents: max(bodyLimit, upstraBodyLimit)
-            default: bodyLimit
-            }
+            guard let limit = endpoint.source?.bodyLimit else { return bodyLimit }
+            return max(bodyLimit, sourceBodyLimits[limit.variable] ?? limit.bytes)
         }
     }
 
@@ -164,6 +158,10 @@ public struct Gateway: Sendable {
     var credentials: Credentials { current.credentials }
     /// The providers served: the platforms a device may register with.
     public let providers: ProviderRegistry
+    /// The sources served: the routes that take events.
+    public let sources: SourceRegistry
+    /// Every endpoint: the sources' and Herald's own.
+    public let endpoints: [Endpoint]
     public let limiter: RateLimiter
     let publisher: Publisher
     /// Events of concurrent requests travel to the broker together.
@@ -179,12 +177,14 @@ public struct Gateway: Sendable {
     private let unexpectedErrors = Counter(label: "herald_gateway_unexpected_errors_total")
 
     public init(
-        apps: AppsConfiguration, providers: ProviderRegistry, credentials: Credentials, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
+        apps: AppsConfiguration, providers: ProviderRegistry, sources: SourceRegistry, credentials: Credentials, limiter: RateLimiter? = nil, publisher: Publisher, rpc: RPCClient,
         recent: RecentEvents = RecentEvents(), deadlines: Deadlines = Deadlines(), configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "herald.gateway")
     ) {
         current = GatewayApps(apps: apps, credentials: credentials)
         self.providers = providers
+        self.sources = sources
+        endpoints = Endpoint.all(sources)
         self.limiter = limiter ?? RateLimiter(apps: apps)
         self.publisher = publisher
         events = PackingPublisher(publisher, packsInFlight: configuration.packsInFlight)

@@ -5,7 +5,7 @@ import HTTPTypes
 import Hummingbird
 import ServiceKit
 
-/// Serves the gateway on a Hummingbird router: one route per `Endpoint`, and the OpenAPI
+/// Serves the gateway on a Hummingbird router: one route per `Endpoint` (the sources' and Herald's own), and the OpenAPI
 /// document at `/openapi.yaml`.
 public enum GatewayRoutes {
     public static func add(to router: Router<HeraldRequestContext>, gateway: Gateway) {
@@ -22,7 +22,7 @@ public enum GatewayRoutes {
     /// Every endpoint under `prefix` (the console mounts them under `/console/api`, acting with
     /// the console scope: `viaConsole`), and 405 for a method a path lacks.
     public static func addEndpoints(to router: some RouterMethods<HeraldRequestContext>, gateway: Gateway, prefix: String = "", viaConsole: Bool = false) {
-        for (endpoint, path, fixed) in routes(gateway.providers) {
+        for (endpoint, path, fixed) in routes(gateway) {
             let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
             router.on(RouterPath(prefix + path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 var parameters = fixed
@@ -31,7 +31,7 @@ public enum GatewayRoutes {
             }
         }
         // A method a path does not have is answered 405 with the methods it has (RFC 9110).
-        for (path, methods) in Dictionary(grouping: routes(gateway.providers), by: \.path).mapValues({ $0.map(\.endpoint.method) }) {
+        for (path, methods) in Dictionary(grouping: routes(gateway), by: \.path).mapValues({ $0.map(\.endpoint.method) }) {
             let allow = methods.sorted().joined(separator: ", ")
             for other in Self.methods where !methods.contains(other) {
                 router.on(RouterPath(prefix + path), method: HTTPRequest.Method(other)!) { _, _ -> Response in
@@ -49,7 +49,7 @@ public enum GatewayRoutes {
     /// own path under its app (`/v1/ingest/{secret}/evernym/notify`): the secret in the path is
     /// the credential, for an upstream that can be given a URL but sends no header.
     static func addIngestEndpoints(to router: some RouterMethods<HeraldRequestContext>, gateway: Gateway) {
-        for (endpoint, path) in ingestRoutes {
+        for (endpoint, path) in ingestRoutes(gateway.endpoints) {
             router.on(RouterPath(path), method: HTTPRequest.Method(endpoint.method)!) { request, context -> Response in
                 await serve(endpoint, parameters: [:], request: request, gateway: gateway, ingestSecret: context.parameters.get("secret") ?? "",
                             peer: context.remoteAddress?.ipAddress)
@@ -58,8 +58,8 @@ public enum GatewayRoutes {
     }
 
     /// Each ingest URL's route: a source's endpoint under `/v1/ingest/:secret`.
-    public static var ingestRoutes: [(endpoint: Endpoint, path: String)] {
-        Endpoint.allCases.filter { $0.ingestSource != nil }.map { ($0, IngestSecrets.pathPrefix + ":secret" + $0.route.path) }
+    public static func ingestRoutes(_ endpoints: [Endpoint]) -> [(endpoint: Endpoint, path: String)] {
+        endpoints.filter { $0.ingestSource != nil }.map { ($0, IngestSecrets.pathPrefix + ":secret" + $0.route.path) }
     }
 
     /// One request to `endpoint`: its body read up to the endpoint's limit (413 past it), then the gateway's answer.
@@ -87,8 +87,13 @@ public enum GatewayRoutes {
     /// Each endpoint's path, with the parameters it fixes: a provider's resource is served at
     /// its own path (`/v1/apps/:app/webpush/vapid-public-key`), one per resource of the
     /// registry, rather than at a pattern that would shadow other paths.
-    public static func routes(_ providers: ProviderRegistry) -> [(endpoint: Endpoint, path: String, fixed: [String: String])] {
-        Endpoint.allCases.flatMap { endpoint -> [(endpoint: Endpoint, path: String, fixed: [String: String])] in
+    public static func routes(_ gateway: Gateway) -> [(endpoint: Endpoint, path: String, fixed: [String: String])] {
+        routes(gateway.endpoints, providers: gateway.providers)
+    }
+
+    /// `endpoints`' paths, with a provider resource's at each of `providers`' resources.
+    public static func routes(_ endpoints: [Endpoint], providers: ProviderRegistry) -> [(endpoint: Endpoint, path: String, fixed: [String: String])] {
+        endpoints.flatMap { endpoint -> [(endpoint: Endpoint, path: String, fixed: [String: String])] in
             guard endpoint == .getProviderResource else { return [(endpoint, endpoint.path, [:])] }
             return providers.providers.flatMap { provider in
                 provider.resources.map { resource in

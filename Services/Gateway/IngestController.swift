@@ -19,7 +19,7 @@ struct IngestController {
     func create(_ call: Gateway.Call) async throws -> Gateway.Reply {
         let body = try call.fields()
         let id = try Self.id(try body.string("id", maxLength: 64), field: "id")
-        let source = try body.oneOf("source", IngestURL.sources)
+        let source = try body.oneOf("source", gateway.sources.ingestSources)
         var networks: [String] = []
         if body.has("networks") {
             for (index, text) in try body.strings("networks", allowEmpty: true).enumerated() {
@@ -57,7 +57,7 @@ struct IngestController {
         let sha256 = IngestURL.sha256(secret: secret)
         let reply = try await gateway.call(
             RegistrationCommand.addIngestSecret(app: call.app, id: id, source: source, networks: networks, sha256: sha256), to: .registration, RegistrationReply.self)
-        guard let url = reply.ingestURL, let endpoint = Endpoint.ingesting(url.source) else {
+        guard let url = reply.ingestURL, let endpoint = gateway.endpoints.first(where: { $0.ingestSource == url.source }) else {
             throw GatewayError(502, "Bad Gateway", "Registration answered no ingest URL")
         }
         gateway.ingest.insertStored(IngestSecretEntry(app: call.app, id: id, source: url.source, networks: url.networks, sha256: sha256))

@@ -7,9 +7,9 @@ import HeraldModel
 struct ListQuery {
     let query: [String: String]
 
-    func events() throws(GatewayError) -> EventQuery {
+    func events(sources: [EventSource]) throws(GatewayError) -> EventQuery {
         EventQuery(
-            source: try oneOf("source", EventSource.allCases.map(\.rawValue)), kind: try text("kind"),
+            source: try oneOf("source", sources.map(\.rawValue)), kind: try text("kind"),
             status: try oneOf("status", EventProgress.allCases.map(\.rawValue)).flatMap(EventProgress.init(rawValue:)),
             since: try time("since"), until: try time("until"), cursor: try cursor(), limit: try limit())
     }

@@ -21,11 +21,6 @@ public struct NewIngestSecret: Sendable {
         path = "/v1/ingest/\(secret)\(sourcePath)"
     }
 
-    /// The gateway path (under `/v1/apps/{app}`) of `source`'s endpoint, nil for no such source.
-    public static func path(source: String) -> String? {
-        guard IngestURL.sources.contains(source) else { return nil }
-        return SampleEvent.allCases.map(\.path).first { $0 == "/\(source)" || $0.hasPrefix("/\(source)/") }
-    }
 
     public var sha256: String { IngestURL.sha256(secret: secret) }
 

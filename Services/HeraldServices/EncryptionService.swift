@@ -1,5 +1,6 @@
 import HeraldDomain
 import HeraldProviders
+import HeraldSources
 import Encryption
 import ServiceKit
 
@@ -7,7 +8,7 @@ import ServiceKit
 /// provider, and publishes the dispatch request (or an outcome when it cannot be sent).
 enum EncryptionService {
     static func main(_ executable: HeraldExecutable) async {
-        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald) { runtime, herald in
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, sources: .herald) { runtime, herald in
             ServiceParts(services: [EncryptionStage.make(runtime: runtime, herald: herald)])
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Gateway
 import HeraldDomain
 import HeraldProviders
+import HeraldSources
 import Messaging
 import ServiceKit
 
@@ -11,14 +12,14 @@ import ServiceKit
 /// Herald Console is served on the ops port, or on its own (`HERALD_CONSOLE_PORT`).
 enum GatewayService {
     static func main(_ executable: HeraldExecutable) async {
-        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald) { runtime, herald in
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, sources: .herald) { runtime, herald in
             let rpc = RPCClient(configuration: runtime.connection("rpc"))
             let gateway = Gateway(
-                apps: herald.apps, providers: herald.providers, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
-                rpc: rpc, configuration: try Gateway.Configuration(environment: ProcessInfo.processInfo.environment), logger: runtime.logger)
+                apps: herald.apps, providers: herald.providers, sources: herald.sources, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
+                rpc: rpc, configuration: try Gateway.Configuration(environment: ProcessInfo.processInfo.environment, sources: herald.sources), logger: runtime.logger)
             // Keys, apps and rate limits follow the apps file without a restart.
             let reloader = AppsReloader(
-                path: runtime.environment.configPath, providers: herald.providers, service: "herald-gateway", logger: runtime.logger,
+                path: runtime.environment.configPath, providers: herald.providers, sources: herald.sources, service: "herald-gateway", logger: runtime.logger,
                 applying: .inPlace { try gateway.reload($0.apps) })
             // Replicas of the gateway hold each app to one rate limit together.
             let peers = GatewayPeers(limiter: gateway.limiter, runtime: runtime)

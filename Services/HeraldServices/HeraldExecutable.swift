@@ -2,6 +2,7 @@ import DispatchKit
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 
 /// A Herald service the multi-call `herald` runs, by the name it is called as
 /// (`herald-gateway`, a link to it) or its first argument (`herald herald-gateway`). The four
@@ -74,6 +75,6 @@ public struct HeraldExecutable: Sendable {
         HeraldExecutable(
             name: provider.executableName, kind: .dispatcher, defaultPort: provider.defaultPort, platform: provider.platform,
             summary: provider.summary
-        ) { _ in await DispatcherService.main(provider, registry: .herald) }
+        ) { _ in await DispatcherService.main(provider, registry: .herald, sources: .herald) }
     }
 }

@@ -2,16 +2,17 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import ProviderEmulation
 
 /// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
-/// provider registry: each executable with its ports and queues, each provider with its
-/// registration rules. `herald providers --manifest` prints it as JSON; the deploy files
+/// provider and source registries: each executable with its ports and queues, each provider
+/// with its registration rules, each source with its routes (their OpenAPI operations). `herald providers --manifest` prints it as JSON; the deploy files
 /// (compose.yaml, Prometheus, Helm) and the scripts that start the stack are generated from it
 /// or checked against it, so a new provider module appears in all of them.
 public enum HeraldManifest {
     /// The manifest as a JSON object (keys sorted when written).
-    public static func json(registry: ProviderRegistry = .herald) -> [String: Any] {
+    public static func json(registry: ProviderRegistry = .herald, sources: SourceRegistry = .herald) -> [String: Any] {
         let executables: [[String: Any]] = HeraldExecutable.all.map { executable in
             var entry: [String: Any] = [
                 "name": executable.name, "kind": executable.kind.rawValue, "port": executable.defaultPort,
@@ -43,9 +44,24 @@ public enum HeraldManifest {
             entry["resources"] = provider.resources.map { ["name": $0.name, "summary": $0.summary, "fields": $0.fields] as [String: Any] }
             return entry
         }
+        let sourceEntries: [[String: Any]] = sources.sources.map { source in
+            [
+                "source": source.source.rawValue, "displayName": source.displayName, "kitNotes": source.kitNotes,
+                "iOSDecodesInExtension": source.iOSDecodesInExtension,
+                "defaultTTLs": source.defaultTTLs,
+                "routes": source.routes.map { route in
+                    [
+                        "operation": route.operation, "path": route.path, "summary": route.summary, "ingestSummary": route.ingestSummary,
+                        "ingestSource": route.ingestSource, "bodySchema": route.bodySchema, "takesIdempotencyKey": route.takesIdempotencyKey,
+                        "bodyLimit": route.bodyLimit.map { ["bytes": $0.bytes, "variable": $0.variable] as [String: Any] } as Any? ?? NSNull(),
+                    ] as [String: Any]
+                },
+            ]
+        }
         return [
             "executables": executables,
             "providers": providers,
+            "sources": sourceEntries,
             "devicePlatforms": registry.devicePlatforms.map(\.rawValue),
             "eventPlatforms": registry.eventPlatforms.map(\.rawValue),
             "subscriptionPlatforms": registry.providers.filter { $0.registersDevices && $0.registrationShape == .subscription }.map(\.platform.rawValue),
@@ -53,8 +69,8 @@ public enum HeraldManifest {
     }
 
     /// The manifest as pretty-printed JSON with sorted keys, ending in a newline.
-    public static func text(registry: ProviderRegistry = .herald) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: json(registry: registry), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    public static func text(registry: ProviderRegistry = .herald, sources: SourceRegistry = .herald) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: json(registry: registry, sources: sources), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

@@ -1,6 +1,7 @@
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldStorage
 import Preferences
 import ServiceKit
@@ -9,7 +10,7 @@ import ServiceKit
 /// user, channel, kind and device rules), and answers the gateway's preference commands.
 enum PreferencesService {
     static func main(_ executable: HeraldExecutable) async {
-        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, setUp: setUp)
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, sources: .herald, setUp: setUp)
     }
 
     @Sendable static func setUp(_ runtime: ServiceRuntime, _ herald: HeraldConfiguration) async throws -> ServiceParts {

@@ -1,6 +1,7 @@
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldStorage
 import Registration
 import ServiceKit
@@ -10,7 +11,7 @@ import ServiceKit
 /// device, key and sponsee commands.
 enum RegistrationService {
     static func main(_ executable: HeraldExecutable) async {
-        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald) { runtime, herald in
+        await HeraldService.main(name: executable.name, defaultPort: executable.defaultPort, defaultOpsPort: executable.defaultOpsPort, providers: .herald, sources: .herald) { runtime, herald in
             let opened = try await runtime.openStore(schema: "registration")
             let store = try await RegistrationStores.open(opened)
             return ServiceParts(clients: opened.clients, services: [

@@ -103,8 +103,9 @@ public struct RegistrationCommands: Sendable {
             return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
         case .addIngestSecret(let app, let id, let source, let networks, let sha256):
             try Self.check(id, "id")
-            if let source, !IngestURL.sources.contains(source) {
-                throw CommandError(code: "invalid-source", detail: "source: one of \(IngestURL.sources.joined(separator: ", "))")
+            // Which sources are served is the gateway's to say; a name is all Registration keeps.
+            if let source, !Platform.isValidName(source) {
+                throw CommandError(code: "invalid-source", detail: "source: the first segment of a source's path (smartid, events, ...)")
             }
             guard sha256.range(of: "^[0-9a-f]{64}$", options: .regularExpression) != nil else {
                 throw CommandError(code: "invalid-sha256", detail: "sha256: 64 lower-case hex digits")

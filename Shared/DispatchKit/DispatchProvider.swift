@@ -21,9 +21,9 @@ public protocol DispatchProvider: ProviderDescriptor {
 /// The whole of a provider's dispatcher executable.
 public enum DispatcherService {
     /// Runs `herald-<platform>` for `provider` until SIGTERM, with the providers of
-    /// `registry` in its topology and its apps file checked against them.
-    public static func main<Provider: DispatchProvider>(_ provider: Provider, registry: ProviderRegistry) async -> Never {
-        await HeraldService.main(name: provider.executableName, defaultPort: provider.defaultPort, providers: registry) { runtime, herald in
+    /// `registry` in its topology and its apps file checked against them and `sources`.
+    public static func main<Provider: DispatchProvider>(_ provider: Provider, registry: ProviderRegistry, sources: SourceRegistry) async -> Never {
+        await HeraldService.main(name: provider.executableName, defaultPort: provider.defaultPort, providers: registry, sources: sources) { runtime, herald in
             try parts(provider, runtime: runtime, apps: herald.apps)
         }
     }

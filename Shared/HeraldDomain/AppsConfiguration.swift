@@ -411,9 +411,6 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
                 throw invalid("ingestURLs[\(index)].id", "1-64 letters, digits, '.', '_' or '-'")
             }
             guard ingestIds.insert(url.id).inserted else { throw invalid("ingestURLs[\(index)].id", "\"\(url.id)\" is used twice") }
-            guard HeraldModel.IngestURL.sources.contains(url.source) else {
-                throw invalid("ingestURLs[\(index)].source", "one of \(HeraldModel.IngestURL.sources.joined(separator: ", "))")
-            }
             guard url.sha256.range(of: "^[0-9a-fA-F]{64}$", options: .regularExpression) != nil else {
                 throw invalid("ingestURLs[\(index)].sha256", "must be 64 hex digits (the secret's SHA-256)")
             }

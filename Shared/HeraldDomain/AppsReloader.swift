@@ -31,15 +31,17 @@ public struct AppsReloader: Service {
 
     let path: String?
     let providers: ProviderRegistry
+    let sources: SourceRegistry
     let service: String
     let interval: Duration
     let applying: Applying
     let logger: Logger
 
     /// Every service installs one, so `SIGHUP` is handled (its default action ends a process).
-    public init(path: String?, providers: ProviderRegistry, service: String, interval: Duration = .seconds(2), logger: Logger, applying: Applying) {
+    public init(path: String?, providers: ProviderRegistry, sources: SourceRegistry, service: String, interval: Duration = .seconds(2), logger: Logger, applying: Applying) {
         self.path = path
         self.providers = providers
+        self.sources = sources
         self.service = service
         self.interval = interval
         self.applying = applying
@@ -87,7 +89,7 @@ public struct AppsReloader: Service {
     func reload(_ path: String, because reason: String, signalled: Bool) {
         let configuration: HeraldConfiguration
         do {
-            configuration = try HeraldConfiguration(apps: AppsConfiguration.load(path: path), providers: providers)
+            configuration = try HeraldConfiguration(apps: AppsConfiguration.load(path: path), providers: providers, sources: sources)
             if case .inPlace(let apply) = applying { try apply(configuration) }
         } catch {
             logger.error("apps file refused; the previous configuration stays", metadata: ["reason": "\(reason)", "error": "\(error)"])

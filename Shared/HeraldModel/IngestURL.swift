@@ -8,7 +8,7 @@ import Foundation
 /// secrets are valid at once, so a secret can be rotated without a moment of refusals.
 public struct IngestURL: Codable, Sendable, Hashable {
     public var id: String
-    /// The source whose endpoint it takes (`IngestURL.sources`).
+    /// The source whose endpoint it takes (`SourceRegistry.ingestSources`: the first segment of its path).
     public var source: String
     /// The sender networks it takes requests from (CIDRs); empty: any.
     public var networks: [String]
@@ -36,8 +36,6 @@ public struct IngestURL: Codable, Sendable, Hashable {
         }
     }
 
-    /// The sources an ingest URL may be made for: the first segment of their endpoint's path.
-    public static let sources = ["smartid", "evernym", "upstra", "email", "webcom", "events"]
 
     /// The most secrets one URL holds at once (the current one and the next, while rotating).
     public static let secretsAtOnce = 2

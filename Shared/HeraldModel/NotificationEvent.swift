@@ -79,25 +79,37 @@ public struct NotificationEvent: Contract, Hashable {
     }
 }
 
-/// Which integration an event came from.
-public enum EventSource: String, Codable, Sendable, Hashable, CaseIterable {
-    case api
-    case smartID = "smartid"
-    case evernym
-    case upstra
-    case sudoEmail = "sudo-email"
-    case webcom
+/// Which integration an event came from: an open name like `Platform`, each declared by its
+/// source module (`SourceDescriptor`); the constants name the sources Herald ships.
+public struct EventSource: RawRepresentable, Codable, Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
 
-    /// Whether the integration's iOS guide decodes every push in a notification service
-    /// extension (Webcom's and Sudo's do). iOS runs an extension only for an alert push with
-    /// `mutable-content: 1`, so such a source's iOS pushes are never silent: a push without
-    /// an alert carries a placeholder the extension replaces.
-    public var iOSDecodesInExtension: Bool {
-        switch self {
-        case .webcom, .sudoEmail: true
-        case .api, .smartID, .evernym, .upstra: false
-        }
+    /// nil for a name that is not a valid source name.
+    public init?(rawValue: String) {
+        guard Platform.isValidName(rawValue) else { return nil }
+        self.rawValue = rawValue
     }
+
+    public init(stringLiteral name: String) {
+        precondition(Platform.isValidName(name), "\"\(name)\" is not a source name")
+        rawValue = name
+    }
+
+    public var description: String { rawValue }
+    public static func < (a: EventSource, b: EventSource) -> Bool { a.rawValue < b.rawValue }
+
+    /// The canonical `herald.event.v1` posted as it is (`POST …/events`).
+    public static let api: EventSource = "api"
+    /// Smart ID's sign-in and signing requests.
+    public static let smartID: EventSource = "smartid"
+    /// Evernym/Verity's sponsor forwards.
+    public static let evernym: EventSource = "evernym"
+    /// Upstra/Amity chat events.
+    public static let upstra: EventSource = "upstra"
+    /// Sudo email's received messages.
+    public static let sudoEmail: EventSource = "sudo-email"
+    /// Webcom datasync events.
+    public static let webcom: EventSource = "webcom"
 }
 
 /// Who should hear about an event: exactly one of the forms, encoded as an object with

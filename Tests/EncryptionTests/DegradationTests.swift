@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import ProviderMessages
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// data map's keys and values (4096), Push Kit the message body without tokens (4096).
 struct DegradationTests {
     typealias S = PayloadSamples
-    let builder = PayloadBuilder(providers: .herald)
+    let builder = PayloadBuilder(providers: .herald, sources: .herald)
 
     func build(_ delivery: Delivery) throws -> (DispatchRequest, DataMap.Variant, String?) {
         guard case .dispatch(let request, let variant, let scheme) = builder.build(delivery, now: S.now) else {
@@ -25,7 +26,7 @@ struct DegradationTests {
 
     /// Pads `field` of a delivery so that its full variant measures exactly `target` bytes.
     static func padded(_ make: (String) -> Delivery, field: String = "value", to target: Int) throws -> Delivery {
-        let builder = PayloadBuilder(providers: .herald)
+        let builder = PayloadBuilder(providers: .herald, sources: .herald)
         guard case .dispatch(let base, _, _) = builder.build(make(""), now: S.now) else { throw TestError("base not dispatched") }
         let missing = target - size(base)
         return make(String(repeating: "x", count: missing))

@@ -3,6 +3,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldTestSupport
 import HeraldStackTestSupport
 import Logging
@@ -111,7 +112,7 @@ struct DispatchExpiryTests {
         var delivery = S.webcomChildren(S.device(.hms, os: .android))
         delivery.occurredAt = S.now.addingTimeInterval(-10)
         delivery.options.ttlSeconds = 60
-        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald), now: S.now)
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald, sources: .herald), now: S.now)
         #expect(emissions.count == 1)
         #expect(emissions[0].message.properties.expiration == "50000")
     }
@@ -120,7 +121,7 @@ struct DispatchExpiryTests {
         var delivery = S.webcomChildren(S.device(.hms, os: .android))
         delivery.occurredAt = S.now
         delivery.options.ttlSeconds = nil
-        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald), now: S.now)
+        let emissions = try EncryptionStage.emissions(for: delivery, builder: PayloadBuilder(providers: .herald, sources: .herald), now: S.now)
         #expect(emissions[0].message.properties.expiration == nil)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldTestSupport
 import Encryption
 import ProviderMessages
@@ -112,7 +113,7 @@ struct ExtremeValueTests {
 
     @Test(arguments: deliveries.indices)
     func aDeliveryWithAnyFieldReplacedIsRefusedOrBuiltWithoutACrash(index: Int) async throws {
-        let builder = PayloadBuilder(providers: .herald)
+        let builder = PayloadBuilder(providers: .herald, sources: .herald)
         var read = 0
         for body in try Self.mutations(of: Self.deliveries[index].wireJSON()) {
             await Task.yield()
@@ -126,7 +127,7 @@ struct ExtremeValueTests {
 
     @Test(arguments: deliveries.indices)
     func aDispatchRequestWithAnyFieldReplacedIsRefusedOrSentWithoutACrash(index: Int) async throws {
-        guard case .dispatch(let sample, _, _) = PayloadBuilder(providers: .herald).build(Self.deliveries[index], now: S.now) else {
+        guard case .dispatch(let sample, _, _) = PayloadBuilder(providers: .herald, sources: .herald).build(Self.deliveries[index], now: S.now) else {
             Issue.record("the sample is not dispatched")
             return
         }
@@ -139,7 +140,7 @@ struct ExtremeValueTests {
     /// Bytes flipped, inserted, dropped or repeated at random (seeded, so a failure repeats).
     @Test(arguments: deliveries.indices)
     func aRandomlyCorruptedDeliveryIsRefusedOrBuiltWithoutACrash(index: Int) async throws {
-        let builder = PayloadBuilder(providers: .herald)
+        let builder = PayloadBuilder(providers: .herald, sources: .herald)
         let sample = try Self.deliveries[index].wireJSON()
         var random = SeededRandom(seed: UInt64(index + 1))
         for _ in 0..<3_000 {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldTestSupport
 import Encryption
 import ProviderMessages
@@ -38,7 +39,7 @@ struct GoldenPayloadTests {
 
     @Test(arguments: cases)
     func theFinalPayloadMatchesItsFixture(_ sample: Case) throws {
-        let builder = PayloadBuilder(providers: .herald)
+        let builder = PayloadBuilder(providers: .herald, sources: .herald)
         var fixture: [String: Any] = [:]
         var plaintexts: [Data] = []
         for (platform, delivery) in [("fcm", sample.fcm), ("hms", sample.hms)] {

@@ -3,6 +3,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import Testing
 
@@ -24,7 +25,7 @@ struct PayloadShapeTests {
     static let providers = ProviderRegistry.herald.adding([SealedProvider()])
 
     static func decision(_ delivery: Delivery) -> PayloadBuilder.Decision {
-        PayloadBuilder(providers: providers).build(delivery, now: S.now)
+        PayloadBuilder(providers: providers, sources: .herald).build(delivery, now: S.now)
     }
 
     @Test func anEncryptedMessageIsEncryptedForTheDeviceEvenWhenTheEventSaysNone() throws {

@@ -3,6 +3,7 @@ import HeraldCrypto
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import ProviderMessages
 import ServiceKit
@@ -13,7 +14,7 @@ struct PolicyTests {
     typealias S = PayloadSamples
 
     static func decision(_ delivery: Delivery, apps: AppsConfiguration = AppsConfiguration()) -> PayloadBuilder.Decision {
-        PayloadBuilder(apps: apps, providers: .herald).build(delivery, now: S.now)
+        PayloadBuilder(apps: apps, providers: .herald, sources: .herald).build(delivery, now: S.now)
     }
 
     static func scheme(_ decision: PayloadBuilder.Decision) -> String? {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldTestSupport
 import Encryption
 import ProviderMessages
@@ -16,8 +17,8 @@ struct PresentationTests {
     typealias S = PayloadSamples
 
     static func request(_ delivery: Delivery, apps: AppsConfiguration = AppsConfiguration()) throws -> DispatchRequest {
-        guard case .dispatch(let request, _, _) = PayloadBuilder(apps: apps, providers: .herald).build(delivery, now: S.now) else {
-            throw TestFailure("not dispatched: \(PayloadBuilder(apps: apps, providers: .herald).build(delivery, now: S.now))")
+        guard case .dispatch(let request, _, _) = PayloadBuilder(apps: apps, providers: .herald, sources: .herald).build(delivery, now: S.now) else {
+            throw TestFailure("not dispatched: \(PayloadBuilder(apps: apps, providers: .herald, sources: .herald).build(delivery, now: S.now))")
         }
         return request
     }
@@ -163,7 +164,7 @@ struct PresentationTests {
         let delivery = Delivery(
             eventId: "webcom:1", app: "wc", source: .webcom, kind: "value.changed", occurredAt: S.occurredAt,
             data: ["path": "/docs/d1", "appId": "wc", "value": String(repeating: "x", count: 100_000)], device: S.device(.fcm, os: .ios))
-        guard case .dispatch(let request, let variant, _) = PayloadBuilder(providers: .herald).build(delivery, now: S.now) else {
+        guard case .dispatch(let request, let variant, _) = PayloadBuilder(providers: .herald, sources: .herald).build(delivery, now: S.now) else {
             Issue.record("not dispatched"); return
         }
         #expect(variant == .tooBig && request.data["value"] == nil && request.data["path"] == "/docs/d1")

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
+import HeraldSources
 import Encryption
 import ServiceKit
 import Testing
@@ -17,7 +18,7 @@ struct TemplateTests {
         ],
         "message.created.image": ["et": Template(title: "{user}", body: "Pilt")],
         "auth": ["default": Template(title: "Login", body: "{requestor} asks you to log in")],
-    ])
+    ], sources: .herald)
 
     struct LocaleCase: Sendable, CustomTestStringConvertible {
         var locale: String?
@@ -47,7 +48,7 @@ struct TemplateTests {
     }
 
     @Test func withoutAnAppTemplateTheBuiltInChatTemplatesApply() throws {
-        let renderer = TemplateRenderer()
+        let renderer = TemplateRenderer(sources: .herald)
         let args = ["user": "Ann", "channel": "Design", "text": "Lunch?"]
         #expect(try renderer.render(.template(name: "channel.created", args: args), locale: "fr", context: [:], data: [:])
                 == .init(title: "Design", body: "You're now member of Design!"))
@@ -59,7 +60,7 @@ struct TemplateTests {
 
     @Test(arguments: [("text", "Lunch?"), ("image", "Image Message"), ("custom", "Special message")])
     func theMessageBodyFollowsTheMessageType(type: String, body: String) throws {
-        let alert = try TemplateRenderer().render(
+        let alert = try TemplateRenderer(sources: .herald).render(
             .template(name: "message.created", args: ["user": "Ann", "channel": "Design", "text": "Lunch?", "messageType": type]),
             locale: "en", context: [:], data: [:])
         #expect(alert?.body == body)
@@ -83,14 +84,14 @@ struct TemplateTests {
 
     @Test func anUnknownTemplateFailsTheDeliveryWithItsName() {
         #expect {
-            try TemplateRenderer().render(.template(name: "nope", args: [:]), locale: "en", context: [:], data: [:])
+            try TemplateRenderer(sources: .herald).render(.template(name: "nope", args: [:]), locale: "en", context: [:], data: [:])
         } throws: {
             ($0 as? PayloadFailure)?.reason == .unknownTemplate && "\($0)".contains("nope")
         }
     }
 
     @Test func aLiteralAlertIsUsedAsGiven() throws {
-        #expect(try TemplateRenderer().render(.literal(title: "{x}", body: nil), locale: nil, context: ["x": "y"], data: [:])
+        #expect(try TemplateRenderer(sources: .herald).render(.literal(title: "{x}", body: nil), locale: nil, context: ["x": "y"], data: [:])
                 == .init(title: "{x}", body: nil))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// rendered for the recipient, never encrypted, never degraded.
 struct WebhookForwardTests {
     typealias S = PayloadSamples
-    let builder = PayloadBuilder(providers: .herald)
+    let builder = PayloadBuilder(providers: .herald, sources: .herald)
 
     @Test func aForwardCarriesTheEventsDataContextAndRenderedAlertInClear() throws {
         var delivery = S.encrypted(S.upstraMessage(S.device(.webhook, os: .android, key: S.deviceKey)))

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Gateway
 import HeraldDomain
+import HeraldSources
 import HeraldModel
 import HeraldProviders
 import HeraldTestSupport
@@ -92,9 +93,9 @@ final class GatewayFixture: Sendable {
         configuration.preferencesQueue = commandQueues[1].name
         configuration.commandTimeout = commandTimeout
         rpc = RPCClient(configuration: runtime.connection("rpc"))
-        let herald = try HeraldConfiguration(environment: runtime.environment, providers: providers)
+        let herald = try HeraldConfiguration(environment: runtime.environment, providers: providers, sources: .herald)
         let gateway = Gateway(
-            apps: herald.apps, providers: providers, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
+            apps: herald.apps, providers: providers, sources: herald.sources, credentials: try Credentials(apps: herald.apps), publisher: runtime.requirePublisher,
             rpc: rpc, configuration: configuration)
         self.gateway = gateway
         let registration = RegistrationCommands(store: try SQLiteRegistrationStore(directory: directory))

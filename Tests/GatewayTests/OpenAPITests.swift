@@ -5,6 +5,7 @@ import HeraldCrypto
 import Gateway
 import HeraldDomain
 import HeraldProviders
+import HeraldSources
 import Testing
 import Yams
 
@@ -25,7 +26,7 @@ struct OpenAPITests {
 
     /// Every route the router serves for Herald's registry (a provider resource at its own path).
     static var served: Set<String> {
-        Set((GatewayRoutes.routes(.herald).map { ($0.endpoint, $0.path) } + GatewayRoutes.ingestRoutes).map { endpoint, path in
+        Set((GatewayRoutes.routes(Endpoint.all(.herald), providers: .herald).map { ($0.endpoint, $0.path) } + GatewayRoutes.ingestRoutes(Endpoint.all(.herald))).map { endpoint, path in
             let path = path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             return "\(endpoint.method) /\(path)"
         })
@@ -36,7 +37,7 @@ struct OpenAPITests {
     @Test func eachIngestOperationTakesNoCredentialButItsSecret() throws {
         let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
         let paths = try #require(root["paths"] as? [String: Any])
-        for (endpoint, path) in GatewayRoutes.ingestRoutes {
+        for (endpoint, path) in GatewayRoutes.ingestRoutes(Endpoint.all(.herald)) {
             let documented = "/" + path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             let operation = try #require((paths[documented] as? [String: Any])?["post"] as? [String: Any], "\(documented)")
             #expect((operation["security"] as? [[String: Any]])?.flatMap(\.keys).isEmpty == true, "\(documented)")
@@ -57,7 +58,7 @@ struct OpenAPITests {
     @Test func eachOperationNamesTheScopeTheRouterChecks() throws {
         let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
         let paths = try #require(root["paths"] as? [String: Any])
-        for endpoint in Endpoint.allCases where endpoint != .getProviderResource {
+        for endpoint in Endpoint.all(.herald) where endpoint != .getProviderResource {
             let path = "/" + endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             let operation = ((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any])
             #expect(operation?["x-herald-scope"] as? String == endpoint.scope.rawValue, "\(endpoint.method) \(path)")
@@ -71,7 +72,7 @@ struct OpenAPITests {
         let paths = try #require(root["paths"] as? [String: Any])
         let schemes = try #require(((root["components"] as? [String: Any])?["securitySchemes"] as? [String: Any]))
         #expect(Set(schemes.keys) == ["apiKey", "clientToken"])
-        for endpoint in Endpoint.allCases where endpoint != .getProviderResource {
+        for endpoint in Endpoint.all(.herald) where endpoint != .getProviderResource {
             let path = "/" + endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             let operation = try #require((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any], "\(endpoint)")
             let security = try #require(operation["security"] as? [[String: Any]], "\(endpoint) declares no security")
@@ -88,7 +89,7 @@ struct OpenAPITests {
         let root = try #require(try Yams.load(yaml: OpenAPIDocument.yaml) as? [String: Any])
         let paths = try #require(root["paths"] as? [String: Any])
         let components = try #require(root["components"] as? [String: Any])
-        for endpoint in Endpoint.allCases where endpoint != .getProviderResource {
+        for endpoint in Endpoint.all(.herald) where endpoint != .getProviderResource {
             let path = "/" + endpoint.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             let operation = try #require((paths[path] as? [String: Any])?[endpoint.method.lowercased()] as? [String: Any], "\(endpoint)")
             #expect(operation["operationId"] as? String == endpoint.rawValue)

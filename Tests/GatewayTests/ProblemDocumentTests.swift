@@ -1,5 +1,6 @@
 import Foundation
 @testable import Gateway
+import HeraldDomain
 import Testing
 
 /// The problem document a refused request gets (RFC 9457): written by hand, since every

@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import Encryption
 import ProviderMessages
 import Testing
@@ -18,7 +19,7 @@ struct RealPayloadTests {
 
     /// The encryption service's decision for `delivery`, sent as `platform` carries it.
     static func received(_ delivery: Delivery) throws -> Received {
-        let decision = PayloadBuilder(providers: .herald).build(delivery, now: ClientSamples.now)
+        let decision = PayloadBuilder(providers: .herald, sources: .herald).build(delivery, now: ClientSamples.now)
         guard case .dispatch(let request, _, _) = decision else { throw KitTestError("not dispatched: \(decision)") }
         switch request.platform {
         case .hms:

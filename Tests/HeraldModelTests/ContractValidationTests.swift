@@ -67,10 +67,12 @@ struct ContractValidationTests {
         #expect(failure(data)?.hasPrefix("occurredAt: expected an ISO-8601 UTC timestamp") == true)
     }
 
-    @Test("an unknown source is rejected")
-    func unknownSource() {
-        let data = Data(#"{"id":"e1","app":"a","source":"fax","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{"users":["u"]}}"#.utf8)
+    @Test("a source that is not a name is rejected; which names are served is the gateway's to say")
+    func unknownSource() throws {
+        let data = Data(#"{"id":"e1","app":"a","source":"Fax Machine","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{"users":["u"]}}"#.utf8)
         #expect(failure(data)?.hasPrefix("source:") == true)
+        let open = Data(#"{"id":"e1","app":"a","source":"fax","kind":"k","occurredAt":"2026-11-21T10:00:00Z","audience":{"users":["u"]}}"#.utf8)
+        #expect(try HeraldJSON.decode(NotificationEvent.self, from: open).source == "fax")
     }
 
     @Test("an alert is either a template or a literal title and body")

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDomain
+import HeraldSources
 import HeraldModel
 import HeraldProviders
 import Logging
@@ -48,7 +49,7 @@ public struct StageHarness: Sendable {
         self.environment = ["HERALD_AMQP_URL": TestBroker.urlString, "HERALD_LOG_LEVEL": ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"] ?? "critical", "HERALD_SHUTDOWN_TIMEOUT": "10"]
             .merging(environment) { $1 }
         runtime = try HeraldService.runtime(name: "test-\(label)-\(id)", defaultPort: 0, environment: self.environment, providers: providers, topology: topology)
-        herald = try HeraldConfiguration(environment: runtime.environment, providers: providers)
+        herald = try HeraldConfiguration(environment: runtime.environment, providers: providers, sources: .herald)
     }
 
     /// Another runtime on the same topology, as a restarted service would have.

@@ -4,6 +4,7 @@ import Foundation
 import HeraldCrypto
 import HeraldModel
 import HeraldProviders
+import HeraldSources
 import HeraldTestSupport
 import Encryption
 import ProviderMessages
@@ -31,7 +32,7 @@ struct PayloadAcceptanceTests {
     }
 
     static func request(_ delivery: Delivery) throws -> DispatchRequest {
-        guard case .dispatch(let request, _, _) = PayloadBuilder(providers: .herald).build(delivery) else { throw TestFailure("not dispatched") }
+        guard case .dispatch(let request, _, _) = PayloadBuilder(providers: .herald, sources: .herald).build(delivery) else { throw TestFailure("not dispatched") }
         return request
     }
 

@@ -3,13 +3,14 @@ import HeraldTestSupport
 import Testing
 
 /// The package's modules form layers without upward edges (docs/architecture.md, "Layers"):
-/// infrastructure → runtime → domain → providers → services → executables and tools. Read from
+/// infrastructure → runtime → domain → plug-ins (providers and sources) → services →
+/// executables and tools. Read from
 /// the manifest itself (`swift package dump-package`), so a new target or dependency is
 /// checked the moment it is declared.
 @Suite("Layering")
 struct LayeringTests {
     enum Layer: Int, Comparable {
-        case infrastructure, runtime, domain, providers, services, tools
+        case infrastructure, runtime, domain, plugins, services, tools
         static func < (a: Layer, b: Layer) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -51,7 +52,7 @@ struct LayeringTests {
     static func layer(of target: Target) -> Layer? {
         switch target.folder {
         case "Shared": shared[target.name]
-        case "Providers": .providers
+        case "Providers", "EventSources": .plugins
         case "Services": .services
         case "Tools", "Benchmarks", "Tests": .tools
         default: nil

@@ -1,6 +1,8 @@
 import FCM
 import Foundation
 import HeraldDomain
+import HeraldModel
+import HeraldSources
 import Logging
 import ServiceKit
 import Messaging
@@ -187,7 +189,7 @@ struct AppsConfigurationTests {
     func errors() {
         func error(_ yaml: String) -> String? {
             do {
-                _ = try AppsConfiguration.parse(yaml)
+                _ = try HeraldConfiguration(apps: AppsConfiguration.parse(yaml), sources: .herald)
                 return nil
             } catch {
                 return (error as? ConfigurationError)?.description
@@ -207,7 +209,7 @@ struct AppsConfigurationTests {
         #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [] }") == "apps.demo.callbacks.events: name at least one of device.revoked, delivery.failed, delivery.expired, delivery.delivered, event.completed")
         #expect(error("apps:\n  demo:\n    callbacks: { url: https://x.example, signingSecretFile: s, events: [device.gone] }")?.contains("apps.demo.callbacks.events") == true)
         let sha = String(repeating: "ab", count: 32)
-        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: verity, sha256: \(sha) }]") == "apps.demo.ingestURLs[0].source: one of smartid, evernym, upstra, email, webcom, events")
+        #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: verity, sha256: \(sha) }]") == "apps.demo.ingestURLs[0].source: one of events, smartid, evernym, upstra, email, webcom")
         #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: abc }]") == "apps.demo.ingestURLs[0].sha256: must be 64 hex digits (the secret's SHA-256)")
         #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: \(sha), networks: [office] }]") == "apps.demo.ingestURLs[0].networks[0]: must be an IPv4 or IPv6 network, as 192.0.2.0/24 or 2001:db8::/32")
         #expect(error("apps:\n  demo:\n    ingestURLs: [{ id: v, source: evernym, sha256: \(sha) }, { id: v, source: smartid, sha256: \(sha) }]") == "apps.demo.ingestURLs[1].id: \"v\" is used twice")
@@ -241,15 +243,16 @@ struct AppsConfigurationTests {
           minimal: {}
         """
         let config = try AppsConfiguration.parse(yaml)
-        let demo = try #require(config.apps["demo"]?.defaultTTL)
-        #expect(demo.seconds(source: .smartID, kind: "auth") == 120)
-        #expect(demo.seconds(source: .smartID, kind: "sign") == 300, "Herald's own for what the app leaves out")
-        #expect(demo.seconds(source: .upstra, kind: "message.created") == 600)
-        #expect(demo.seconds(source: .upstra, kind: "member.joined") == 86400)
-        #expect(demo.seconds(source: .webcom, kind: "value.changed") == nil, "the provider's default")
-        #expect(config.apps["other"]?.defaultTTL.seconds(source: .smartID, kind: "auth") == 60, "the app's any-kind wins over Herald's")
-        #expect(config.apps["minimal"]?.defaultTTL.seconds(source: .smartID, kind: "auth") == 300)
-        #expect(config.apps["minimal"]?.defaultTTL.seconds(source: .api, kind: "auth") == nil)
+        let sources = SourceRegistry.herald
+        func ttl(_ app: String, _ source: EventSource, _ kind: String) -> Int? { sources.defaultTTL(source: source, kind: kind, app: config.apps[app]) }
+        #expect(ttl("demo", .smartID, "auth") == 120)
+        #expect(ttl("demo", .smartID, "sign") == 300, "the source's own for what the app leaves out")
+        #expect(ttl("demo", .upstra, "message.created") == 600)
+        #expect(ttl("demo", .upstra, "member.joined") == 86400)
+        #expect(ttl("demo", .webcom, "value.changed") == nil, "the provider's default")
+        #expect(ttl("other", .smartID, "auth") == 60, "the app's any-kind wins over the source's")
+        #expect(ttl("minimal", .smartID, "auth") == 300)
+        #expect(ttl("minimal", .api, "auth") == nil)
     }
 
     @Test("a missing file is a clear error")

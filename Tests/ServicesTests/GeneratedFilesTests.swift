@@ -26,7 +26,7 @@ struct GeneratedFilesTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let files = ["Package.swift", "Providers/HeraldProviders/HeraldProviders.swift", "compose.yaml", "deploy/prometheus/prometheus.yml",
                      "deploy/helm/herald/templates/_helpers.tpl", "deploy/helm/herald/values.schema.json", "scripts/run", "Services/Gateway/openapi.yaml",
-                     "deploy/herald.yaml"]
+                     "deploy/herald.yaml", "EventSources/HeraldSources/HeraldSources.swift"]
         for file in files {
             let target = root.appendingPathComponent(file)
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -25,7 +25,7 @@ struct WebPushSettingsTests {
     @Test func aSubjectThatIsNotAMailtoOrHTTPSURIIsRefusedByEveryService() throws {
         let apps = try AppsConfiguration.parse("apps:\n  web:\n    webpush: { vapidPrivateKeyFile: vapid.pem, subject: \"ops@example.com\" }\n")
         #expect {
-            _ = try HeraldConfiguration(apps: apps, providers: ProviderRegistry([WebPushProvider()]))
+            _ = try HeraldConfiguration(apps: apps, providers: ProviderRegistry([WebPushProvider()]), sources: SourceRegistry())
         } throws: {
             ($0 as? ConfigurationError)?.description.contains("apps.web.webpush.subject") == true
         }

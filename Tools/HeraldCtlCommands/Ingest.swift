@@ -2,7 +2,9 @@ import ArgumentParser
 import Crypto
 import Foundation
 import HeraldControl
+import HeraldDomain
 import HeraldModel
+import HeraldSources
 
 /// `heraldctl ingest`: an app's ingest URLs, for upstreams that can be given a URL but send no
 /// `Authorization` header (Verity's sponsor endpoint, Smart ID's push server address).
@@ -17,7 +19,7 @@ struct Ingest: AsyncParsableCommand {
             discussion: "Needs an API key with the admin scope. Give the URL to the upstream (Verity's sponsor endpoint, Smart ID's server address).")
         @OptionGroup var options: Options
         @Option(help: "The URL's id, e.g. verity.") var id: String
-        @Option(help: ArgumentHelp("The source it takes: \(IngestURL.sources.joined(separator: ", ")).")) var source: String
+        @Option(help: ArgumentHelp("The source it takes: \(SourceRegistry.herald.ingestSources.joined(separator: ", ")).")) var source: String
         @Option(name: .customLong("network"), help: "A sender network it takes requests from, as a CIDR (repeatable; default: any).") var networks: [String] = []
 
         func run() async throws {
@@ -84,13 +86,13 @@ struct Ingest: AsyncParsableCommand {
             abstract: "Print a new ingest secret, its path and the apps file line that holds its SHA-256 (no gateway asked).",
             discussion: "For an ingest URL kept in the apps file (GitOps): put the line under the app's ingestURLs; the gateway reads the changed file within seconds.")
         @Option(help: "The URL's id.") var id: String
-        @Option(help: ArgumentHelp("The source it takes: \(IngestURL.sources.joined(separator: ", ")).")) var source: String
+        @Option(help: ArgumentHelp("The source it takes: \(SourceRegistry.herald.ingestSources.joined(separator: ", ")).")) var source: String
         @Option(name: .customLong("network"), help: "A sender network it takes requests from, as a CIDR (repeatable).") var networks: [String] = []
         @Flag(name: .long, help: "One JSON document: secret, path, sha256, line.") var json = false
 
         func run() async throws {
-            guard let path = NewIngestSecret.path(source: source) else {
-                FileHandle.standardError.write(Data("heraldctl: source \(source): use one of \(IngestURL.sources.joined(separator: ", "))\n".utf8))
+            guard let path = SourceRegistry.herald.ingestPath(source: source) else {
+                FileHandle.standardError.write(Data("heraldctl: source \(source): use one of \(SourceRegistry.herald.ingestSources.joined(separator: ", "))\n".utf8))
                 throw ExitCode(65)
             }
             let made = NewIngestSecret(id: id, source: source, networks: networks, sourcePath: path)

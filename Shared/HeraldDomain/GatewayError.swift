@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDomain
 import HeraldModel
 
 /// An HTTP error the gateway answers with, as RFC 9457 `application/problem+json`:
@@ -23,16 +22,16 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(status) \(title): \(detail)" }
 
-    static func invalid(_ field: String, _ detail: String) -> GatewayError {
+    public static func invalid(_ field: String, _ detail: String) -> GatewayError {
         GatewayError(400, "Invalid request", "\(field): \(detail)", field: field)
     }
 
     /// A token refused for `field`: 400 for its form, 422 for a well-formed one Herald will not send to.
-    static func refused(_ field: String, _ problem: TokenProblem) -> GatewayError {
+    public static func refused(_ field: String, _ problem: TokenProblem) -> GatewayError {
         problem.unusable ? GatewayError(422, "Unprocessable Content", "\(field): \(problem.detail)", field: field) : .invalid(field, problem.detail)
     }
 
-    static func unavailable(_ detail: String) -> GatewayError {
+    public static func unavailable(_ detail: String) -> GatewayError {
         GatewayError(503, "Service Unavailable", detail, retryAfter: 5)
     }
 

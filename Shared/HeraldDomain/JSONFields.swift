@@ -1,14 +1,14 @@
 import Foundation
 import HeraldModel
 
-/// A JSON object read strictly: each accessor names the field (with its path) in the error
+/// A request body's JSON object read strictly (the gateway's and each source's adapter): each accessor names the field (with its path) in the error
 /// when it is missing or of the wrong type. Sendable by hand: its object is what
 /// JSONSerialization parsed (strings, numbers, arrays, objects), never changed after.
-struct JSONFields: @unchecked Sendable {
-    let object: [String: Any]
-    let path: String
+public struct JSONFields: @unchecked Sendable {
+    public let object: [String: Any]
+    public let path: String
 
-    init(_ data: Data) throws(GatewayError) {
+    public init(_ data: Data) throws(GatewayError) {
         guard let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw GatewayError(400, "Malformed JSON", "the body is not valid JSON")
         }
@@ -18,15 +18,15 @@ struct JSONFields: @unchecked Sendable {
         self.init(object: object, path: "")
     }
 
-    init(object: [String: Any], path: String) {
+    public init(object: [String: Any], path: String) {
         self.object = object
         self.path = path
     }
 
-    func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    public func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// Whether the body has `key`, even as null (which no typed field accepts).
-    func has(_ key: String) -> Bool { object[key] != nil }
+    public func has(_ key: String) -> Bool { object[key] != nil }
 
     /// The value of `key`, nil when absent; a null is refused, not read as absent, so that
     /// the OpenAPI document (no field is nullable) and the gateway agree.
@@ -36,14 +36,14 @@ struct JSONFields: @unchecked Sendable {
         return value
     }
 
-    func string(_ key: String, maxLength: Int = TextLimits.long) throws(GatewayError) -> String {
+    public func string(_ key: String, maxLength: Int = TextLimits.long) throws(GatewayError) -> String {
         guard let value = try optionalString(key, maxLength: maxLength) else { throw .invalid(name(key), "is required") }
         return value
     }
 
     /// The string of `key`, nil when absent; an empty string is refused, or read as absent
     /// with `emptyIsAbsent` (for an upstream that sends `""` for "none", as Verity does).
-    func optionalString(_ key: String, maxLength: Int = TextLimits.long, emptyIsAbsent: Bool = false) throws(GatewayError) -> String? {
+    public func optionalString(_ key: String, maxLength: Int = TextLimits.long, emptyIsAbsent: Bool = false) throws(GatewayError) -> String? {
         guard let value = try present(key) else { return nil }
         guard let text = value as? String, !Self.isNumber(value) else { throw .invalid(name(key), "must be a string") }
         if text.isEmpty && emptyIsAbsent { return nil }
@@ -52,7 +52,7 @@ struct JSONFields: @unchecked Sendable {
         return text
     }
 
-    func optionalInt(_ key: String) throws(GatewayError) -> Int? {
+    public func optionalInt(_ key: String) throws(GatewayError) -> Int? {
         guard let value = try present(key) else { return nil }
         guard let number = value as? NSNumber, Self.isNumber(number), !HeraldJSON.isBoolean(number),
               number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e15 else {
@@ -61,24 +61,24 @@ struct JSONFields: @unchecked Sendable {
         return number.intValue
     }
 
-    func int(_ key: String) throws(GatewayError) -> Int {
+    public func int(_ key: String) throws(GatewayError) -> Int {
         guard let value = try optionalInt(key) else { throw .invalid(name(key), "is required") }
         return value
     }
 
-    func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
+    public func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
         guard let value = try present(key) else { return nil }
         guard let number = value as? NSNumber, HeraldJSON.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
         return number.boolValue
     }
 
-    func oneOf(_ key: String, _ allowed: [String]) throws(GatewayError) -> String {
+    public func oneOf(_ key: String, _ allowed: [String]) throws(GatewayError) -> String {
         let value = try string(key)
         guard allowed.contains(value) else { throw .invalid(name(key), "must be one of \(allowed.joined(separator: ", ")), not \"\(value)\"") }
         return value
     }
 
-    func strings(_ key: String, allowEmpty: Bool = false) throws(GatewayError) -> [String] {
+    public func strings(_ key: String, allowEmpty: Bool = false) throws(GatewayError) -> [String] {
         guard let value = try present(key) else { throw .invalid(name(key), "is required") }
         guard let list = value as? [Any] else { throw .invalid(name(key), "must be an array of strings") }
         var result: [String] = []
@@ -93,19 +93,19 @@ struct JSONFields: @unchecked Sendable {
         return result
     }
 
-    func nested(_ key: String) throws(GatewayError) -> JSONFields {
+    public func nested(_ key: String) throws(GatewayError) -> JSONFields {
         guard let value = try optionalNested(key) else { throw .invalid(name(key), "is required") }
         return value
     }
 
-    func optionalNested(_ key: String) throws(GatewayError) -> JSONFields? {
+    public func optionalNested(_ key: String) throws(GatewayError) -> JSONFields? {
         guard let value = try present(key) else { return nil }
         guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object") }
         return JSONFields(object: object, path: name(key))
     }
 
     /// A string map (every value a string).
-    func stringMap(_ key: String) throws(GatewayError) -> [String: String] {
+    public func stringMap(_ key: String) throws(GatewayError) -> [String: String] {
         guard let value = try present(key) else { return [:] }
         guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object of strings") }
         var map: [String: String] = [:]
@@ -117,27 +117,27 @@ struct JSONFields: @unchecked Sendable {
     }
 
     /// Any JSON value re-encoded as compact JSON text (for values passed on as strings).
-    func jsonText(_ key: String) -> String? {
+    public func jsonText(_ key: String) -> String? {
         guard has(key), let value = object[key] else { return nil }
         if let text = value as? String, !Self.isNumber(value) { return text }
         guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func isNumber(_ value: Any) -> Bool {
+    public static func isNumber(_ value: Any) -> Bool {
         !(value is String) && value is NSNumber
     }
 
     /// The fields of a body read by a decoder, as a tree (a list's elements share their
     /// list's entry); `[:]` below a field means any value. Unknown fields are ignored, nulls
     /// in them too.
-    indirect enum Fields: Sendable {
+    public indirect enum Fields: Sendable {
         case object([String: Fields])
         case any
     }
 
     /// `herald.event.v1` as `POST …/events` reads it.
-    static let eventFields: Fields = .object([
+    public static let eventFields: Fields = .object([
         "id": .any, "source": .any, "kind": .any, "app": .any, "occurredAt": .any,
         "audience": .object(["users": .any, "pushIds": .any, "devices": .any, "emailAddressId": .any,
                              "tokens": .object(["platform": .any, "token": .any])]),
@@ -147,13 +147,13 @@ struct JSONFields: @unchecked Sendable {
     ])
 
     /// A device's notification configuration as `PUT …/configuration` reads it.
-    static let configurationFields: Fields = .object([
+    public static let configurationFields: Fields = .object([
         "entries": .object(["service": .any, "enabled": .any, "rule": .object(["field": .any, "value": .any])]),
     ])
 
     /// The path of the first null among the `known` fields of `value`, or nil: no field of
     /// the API is nullable (a decoder would read a null as absent).
-    static func firstNull(in value: Any, at path: String, known: Fields) -> String? {
+    public static func firstNull(in value: Any, at path: String, known: Fields) -> String? {
         switch value {
         case is NSNull:
             return path.isEmpty ? "body" : path

@@ -1,0 +1,19 @@
+import HeraldDomain
+import HeraldModel
+
+/// Herald's own API: an upstream that speaks no integration's dialect posts the canonical
+/// `herald.event.v1` (`POST …/events`), naming its source, kind, audience, data and alert.
+public struct APISource: SourceDescriptor {
+    public init() {}
+
+    public var source: EventSource { .api }
+    public var displayName: String { "Herald API" }
+
+    public var routes: [SourceRoute] {
+        [SourceRoute(
+            operation: "postEvent", path: "/events", summary: "the canonical herald.event.v1",
+            ingestSummary: "the canonical event", bodySchema: ##"$ref: "#/components/schemas/Event""##, makeEvent: CanonicalEvent.event)]
+    }
+
+    public var kitNotes: String { "data as the event gave it; an alert when it named one" }
+}
