@@ -31,6 +31,11 @@ let providerTargets: [Target] = providerModules.map { name in
     )
 }
 
+/// Whether the package has a folder at `path` (a module's tests, benchmark or data).
+func folderExists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
+}
+
 /// The upstream integrations Herald serves, in the registry's order: a module each, in the
 /// folder of its name under EventSources/, whose descriptor is `<Module>Source()`. This is the
 /// registry's one list: `scripts/generate` writes EventSources/HeraldSources/HeraldSources.swift
@@ -38,7 +43,20 @@ let providerTargets: [Target] = providerModules.map { name in
 /// what every source may (the domain layer and the model).
 let sourceModules = ["API", "SmartID", "Evernym", "Upstra", "Email", "Webcom"]
 let sourceTargets: [Target] = sourceModules.map { name in
-    .target(name: name, dependencies: ["HeraldDomain", "HeraldModel"], path: "EventSources/\(name)")
+    .target(
+        name: name, dependencies: ["HeraldDomain", "HeraldModel"], path: "EventSources/\(name)",
+        exclude: folderExists("EventSources/\(name)/Tests") ? ["Tests"] : []
+    )
+}
+/// A source's tests live in its own folder, `EventSources/<Module>/Tests` (the test target
+/// `<Module>SourceTests`; its `Interop` folder is data, read by path), so a source is one folder.
+let sourceTestTargets: [Target] = sourceModules.filter { folderExists("EventSources/\($0)/Tests") }.map { name in
+    .testTarget(
+        name: "\(name)SourceTests",
+        dependencies: [.target(name: name), "HeraldDomain", "HeraldModel", "HeraldTestSupport"],
+        path: "EventSources/\(name)/Tests",
+        exclude: ["Interop"].filter { folderExists("EventSources/\(name)/Tests/\($0)") }
+    )
 }
 
 /// A provider's tests and benchmark follow from its folders: `Tests/<Module>DispatcherTests` is
@@ -47,9 +65,6 @@ let sourceTargets: [Target] = sourceModules.map { name in
 /// exists, each with what any provider's tests or benchmark may use. (SwiftPM
 /// reads this file again only when its text changes: a folder added for a provider already in
 /// the list appears after the next change here.)
-func folderExists(_ path: String) -> Bool {
-    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
-}
 let providerTestTargets: [Target] = providerModules.filter { folderExists("Tests/\($0)DispatcherTests") }.map { name in
     .testTarget(
         name: "\(name)DispatcherTests",
@@ -161,7 +176,7 @@ let package = Package(
             path: "Shared/DispatchKit"
         ),
         // Each provider's module, and its tests and benchmark where it has them (above).
-    ] + providerTargets + providerTestTargets + providerBenchmarkTargets + sourceTargets + [
+    ] + providerTargets + providerTestTargets + providerBenchmarkTargets + sourceTargets + sourceTestTargets + [
         // Each source's module (above) and the registry of them.
         .target(
             name: "HeraldSources",

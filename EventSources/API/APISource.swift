@@ -16,4 +16,11 @@ public struct APISource: SourceDescriptor {
     }
 
     public var kitNotes: String { "data as the event gave it; an alert when it named one" }
+
+    public var sample: SourceSample {
+        SourceSample(name: "event", target: .user, path: "/events") { target, id, _ throws(SampleTarget.Missing) in
+            ["id": id, "source": "api", "kind": "test.push", "audience": ["users": [try target.need(target.user, "--user")]],
+             "data": ["message": "A test push from heraldctl"]]
+        }
+    }
 }

@@ -23,6 +23,14 @@ public struct EmailSource: SourceDescriptor {
         "encrypted for the address's key: the kit decrypts with it (HeraldClient), then reads emailAddressId, sudoId, owner, messageId, from, subject and receivedAt"
     }
 
+    public var sample: SourceSample {
+        SourceSample(name: "email", target: .address, path: "/email/messages") { target, id, now throws(SampleTarget.Missing) in
+            ["emailAddressId": try target.need(target.address, "--address"), "sudoId": "heraldctl", "owner": try target.need(target.user, "--user"),
+             "messageId": id, "from": "heraldctl@example.com", "subject": "A test message from heraldctl",
+             "receivedAt": HeraldJSON.formatTimestamp(now)]
+        }
+    }
+
     static let messagesSchema = #"""
         type: object
         required: [emailAddressId, sudoId, owner, messageId, receivedAt]

@@ -30,6 +30,13 @@ public struct EvernymSource: SourceDescriptor {
         "data carries msgId, relationshipDid, and msgType and msgSenderName when Verity gave them; the app downloads the message itself"
     }
 
+    public var sample: SourceSample {
+        SourceSample(name: "sponsor", target: .sponsee, path: "/evernym/notify") { target, id, _ throws(SampleTarget.Missing) in
+            ["msgId": id, "msgType": "credOffer", "sponseeDetails": try target.need(target.sponsee, "--sponsee"),
+             "relationshipDid": "did:sov:heraldctl", "metaData": ["msgType": "credOffer", "msgSenderName": "heraldctl"]]
+        }
+    }
+
     static let notifySchema = #"""
         type: object
         required: [msgId, sponseeDetails, relationshipDid]

@@ -40,6 +40,12 @@ public struct SmartIDSource: SourceDescriptor {
         "data carries messageId, pushId (the profile asked), requestor and type (AUTH or SIGN); on iOS an alert the app may replace"
     }
 
+    public var sample: SourceSample {
+        SourceSample(name: "smartid", target: .pushId, path: "/smartid/push") { target, id, _ throws(SampleTarget.Missing) in
+            ["messageId": id, "pushId": try target.need(target.pushId, "--push-id"), "requestor": "heraldctl", "type": "AUTH", "timeToLive": 120]
+        }
+    }
+
     static let pushSchema = #"""
         type: object
         required: [messageId, pushId, requestor, type]

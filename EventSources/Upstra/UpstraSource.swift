@@ -37,6 +37,14 @@ public struct UpstraSource: SourceDescriptor {
         "an alert from the chat templates; data carries channelId, actorId and messageType"
     }
 
+    public var sample: SourceSample {
+        SourceSample(name: "chat", target: .user, path: "/upstra/events", sendsIdempotencyKey: true) { target, _, _ throws(SampleTarget.Missing) in
+            ["event": "message.created", "channel": ["id": "heraldctl", "displayName": "heraldctl"],
+             "actor": ["id": "heraldctl", "displayName": "heraldctl"], "message": ["type": "text", "text": "A test message from heraldctl"],
+             "recipients": [try target.need(target.user, "--user")]]
+        }
+    }
+
     static let eventsSchema = #"""
         type: object
         required: [event, channel, actor, recipients]

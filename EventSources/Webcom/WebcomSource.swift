@@ -27,6 +27,12 @@ public struct WebcomSource: SourceDescriptor {
         "data carries path, appId and the values as JSON text (value, added, changed, removed); a revocation its reason"
     }
 
+    public var sample: SourceSample {
+        SourceSample(name: "datasync", target: .user, path: "/webcom/events", sendsIdempotencyKey: true) { target, id, _ throws(SampleTarget.Missing) in
+            ["path": "/heraldctl/sample", "event": "value.changed", "value": "sample \(id)", "recipients": [try target.need(target.user, "--user")]]
+        }
+    }
+
     static let eventsSchema = #"""
         type: object
         required: [path, event, recipients]

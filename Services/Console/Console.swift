@@ -107,19 +107,27 @@ public struct Console: Sendable {
     }
 
     /// A sample of `integration` for the test-push form: the path to post it to, its body and headers.
-    func sample(_ authorization: String?, app: String, integration: String, target: SampleEvent.Target) throws(GatewayError) -> Object {
+    func sample(_ authorization: String?, app: String, integration: String, target: SampleTarget) throws(GatewayError) -> Object {
         _ = try gateway.authorizeConsole(authorization, app: app)
-        guard let sample = SampleEvent(rawValue: integration) else {
-            throw GatewayError(404, "Not Found", "no sample \(integration); one of \(SampleEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let sample = gateway.sources.sample(named: integration) else {
+            throw GatewayError(404, "Not Found", "no sample \(integration); one of \(gateway.sources.samples.map(\.name).joined(separator: ", "))")
         }
         let id = UUID().uuidString.lowercased()
         do {
-            let body = try sample.body(for: target, id: id)
+            let body = try sample.json(for: target, id: id)
             return ["integration": integration, "path": sample.path, "body": String(decoding: body, as: UTF8.self),
                     "headers": Dictionary(sample.headers(id: id).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })]
         } catch {
-            throw GatewayError(400, "Invalid request", error.message)
+            throw GatewayError(400, "Invalid request", "send \(integration) needs \(error.option)")
         }
+    }
+
+    /// The samples the test-push form offers, each source's: its name, the integration's name
+    /// and the target it reads.
+    func samples(_ authorization: String?, app: String) throws(GatewayError) -> Object {
+        _ = try gateway.authorizeConsole(authorization, app: app)
+        let sources = gateway.sources.sources
+        return ["samples": sources.map { ["value": $0.sample.name, "label": "\($0.displayName) (POST \($0.sample.path))", "target": $0.sample.target.rawValue] }]
     }
 
     private var queue: DeadLetterQueue { DeadLetterQueue(url: configuration.amqpURL) }

@@ -61,10 +61,13 @@ public enum ConsoleRoutes {
                     request.headers[.authorization], app: context.parameters.get("app") ?? "", ids: try ids(body), confirm: body["confirm"] as? Bool ?? false)
             }
         }
+        group.get("/api/apps/:app/samples") { request, context -> Response in
+            await answer { try console.samples(request.headers[.authorization], app: context.parameters.get("app") ?? "") }
+        }
         group.post("/api/apps/:app/samples/:integration") { request, context -> Response in
             await answer {
                 let body = try await object(request)
-                let target = SampleEvent.Target(
+                let target = SampleTarget(
                     pushId: body["pushId"] as? String, user: body["user"] as? String, sponsee: body["sponsee"] as? String, address: body["address"] as? String)
                 return try console.sample(
                     request.headers[.authorization], app: context.parameters.get("app") ?? "", integration: context.parameters.get("integration") ?? "", target: target)

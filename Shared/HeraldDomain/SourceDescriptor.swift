@@ -4,7 +4,7 @@ import HeraldModel
 /// What Herald knows of an upstream integration, declared once by its module under
 /// EventSources/: the source name its events carry, the routes an upstream posts to and how
 /// each body becomes a `NotificationEvent`, how its pushes are presented, its built-in
-/// templates and default TTLs, and what an app's kit must know to decode its
+/// templates and default TTLs, a sample event, and what an app's kit must know to decode its
 /// pushes. The list of sources a deployment serves is a `SourceRegistry`.
 public protocol SourceDescriptor: Sendable {
     /// The name its events carry (`herald.event.v1`'s `source`, the first part of the routing key).
@@ -28,6 +28,8 @@ public protocol SourceDescriptor: Sendable {
     /// What an app's kit must know to decode this source's pushes, in a sentence or two
     /// (docs/client.md and the manifest).
     var kitNotes: String { get }
+    /// A sample of its events (`heraldctl send`, the console's test push, the generated-input tests).
+    var sample: SourceSample { get }
 }
 
 extension SourceDescriptor {

@@ -26,6 +26,12 @@ public struct SourceRegistry: Sendable {
     /// Every source's name, in the registry's order.
     public var names: [EventSource] { sources.map(\.source) }
 
+    /// Each source's sample, in the registry's order.
+    public var samples: [SourceSample] { sources.map(\.sample) }
+
+    /// The sample `heraldctl send` and the console know by `name`.
+    public func sample(named name: String) -> SourceSample? { samples.first { $0.name == name } }
+
     /// Every route that takes events, in the registry's order.
     public var routes: [SourceRoute] { sources.flatMap(\.routes) }
 

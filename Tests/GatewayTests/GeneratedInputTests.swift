@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import HeraldSources
+import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
 import Testing
@@ -46,7 +47,11 @@ struct GeneratedInputTests {
         case "putSettings": ("/settings/notifications", ["enabled": true])
         // Herald's own providers serve no resource yet: no route, 404 (ProviderResourceTests serves one).
         case "getProviderResource": ("/webpush/vapid-public-key", nil)
-        default: (endpoint.route.path, [:])
+        default:
+            // A source's route: its own sample (every new source's route is fuzzed too).
+            (endpoint.route.path, SourceRegistry.herald.samples.first { $0.path == endpoint.route.path }.flatMap {
+                try? $0.body(SampleTarget(pushId: "p", user: "u1", sponsee: "s", address: "a1"), "e", Date())
+            } ?? [:])
         }
     }
 

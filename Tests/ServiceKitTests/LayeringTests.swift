@@ -50,7 +50,9 @@ struct LayeringTests {
     }
 
     static func layer(of target: Target) -> Layer? {
-        switch target.folder {
+        // A source's tests live in its folder (`EventSources/<Module>/Tests`): they are tests.
+        if target.path.hasSuffix("/Tests") { return .tools }
+        return switch target.folder {
         case "Shared": shared[target.name]
         case "Providers", "EventSources": .plugins
         case "Services": .services

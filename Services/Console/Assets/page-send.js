@@ -1,20 +1,19 @@
 // Send a test push: a sample of any integration's shape (or the canonical event), made by
-// the gateway from heraldctl's samples, editable, posted through the public API; then the
-// event's page shows its outcomes arriving.
+// the gateway from each source's sample (the same heraldctl sends), editable, posted through
+// the public API; then the event's page shows its outcomes arriving. The integrations listed
+// are the sources the gateway serves.
 import { call, consoleCall } from "./api.js";
 import { h, field, problem, show } from "./ui.js";
 
-const integrations = [
-  { value: "event", label: "Herald event (POST /events)", target: "user" },
-  { value: "smartid", label: "Smart ID authentication", target: "pushId" },
-  { value: "sponsor", label: "Evernym forward", target: "sponsee" },
-  { value: "email", label: "Sudo email", target: "address" },
-  { value: "datasync", label: "Webcom data change", target: "user" },
-  { value: "chat", label: "Upstra chat message", target: "user" },
-];
 const targetLabels = { user: "User id", pushId: "Push id", sponsee: "Sponsee id", address: "Email address id (and its owner as user id)" };
 
-export function sendPage({ main, query, navigate }) {
+export async function sendPage({ main, query, navigate }) {
+  const listed = await consoleCall("/samples");
+  if (!listed.ok) {
+    show(main, h("h1", { tabindex: "-1" }, "Send a test push"), problem(listed));
+    return;
+  }
+  const integrations = listed.body.samples;
   const integration = h("select", { name: "integration" },
     integrations.map((item) => h("option", { value: item.value, selected: item.value === (query.get("integration") || "event") }, item.label)));
   const target = h("input", { name: "target", spellcheck: "false", value: query.get("target") || "" });
@@ -29,7 +28,7 @@ export function sendPage({ main, query, navigate }) {
   function relabel() {
     const chosen = integrations.find((item) => item.value === integration.value);
     targetField.querySelector("label").textContent = targetLabels[chosen.target];
-    ownerField.hidden = chosen.value !== "email";
+    ownerField.hidden = chosen.target !== "address";
   }
   integration.addEventListener("change", relabel);
 
@@ -40,7 +39,7 @@ export function sendPage({ main, query, navigate }) {
     event.preventDefault();
     const chosen = integrations.find((item) => item.value === integration.value);
     const wanted = { [chosen.target]: target.value.trim() };
-    if (chosen.value === "email") wanted.user = owner.value.trim();
+    if (chosen.target === "address") wanted.user = owner.value.trim();
     const answer = await consoleCall(`/samples/${chosen.value}`, { method: "POST", body: wanted });
     if (!answer.ok) {
       message.replaceChildren(problem(answer));
