@@ -41,7 +41,7 @@ func folderExists(_ path: String) -> Bool {
 /// registry's one list: `scripts/generate` writes EventSources/HeraldSources/HeraldSources.swift
 /// from it, and openapi.yaml's source operations from the manifest that makes. A source uses
 /// what every source may (the domain layer and the model).
-let sourceModules = ["API", "SmartID", "Evernym", "Upstra", "Email", "Webcom"]
+let sourceModules = ["API", "SmartID", "Evernym", "Upstra", "Email", "Webcom", "CloudEvents"]
 let sourceTargets: [Target] = sourceModules.map { name in
     .target(
         name: name, dependencies: ["HeraldDomain", "HeraldModel"], path: "EventSources/\(name)",
