@@ -49,6 +49,7 @@ public enum HeraldManifest {
                 "source": source.source.rawValue, "displayName": source.displayName, "kitNotes": source.kitNotes,
                 "iOSDecodesInExtension": source.iOSDecodesInExtension,
                 "defaultTTLs": source.defaultTTLs,
+                "sample": sample(source.sample),
                 "routes": source.routes.map { route in
                     [
                         "operation": route.operation, "path": route.path, "summary": route.summary, "ingestSummary": route.ingestSummary,
@@ -65,6 +66,17 @@ public enum HeraldManifest {
             "devicePlatforms": registry.devicePlatforms.map(\.rawValue),
             "eventPlatforms": registry.eventPlatforms.map(\.rawValue),
             "subscriptionPlatforms": registry.providers.filter { $0.registersDevices && $0.registrationShape == .subscription }.map(\.platform.rawValue),
+        ]
+    }
+
+    /// A source's sample with placeholders for what a deployment fills in: `@id@`, `@now@` and
+    /// `@<target>@` (`@user@`), so `scripts/generate` can write the demo's curl of it.
+    static func sample(_ sample: SourceSample) -> [String: Any] {
+        let target = SampleTarget(pushId: "@pushId@", user: "@user@", sponsee: "@sponsee@", address: "@address@")
+        let body = (try? sample.json(for: target, id: "@id@", now: Date(timeIntervalSince1970: 0))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return [
+            "name": sample.name, "path": sample.path, "target": sample.target.rawValue, "sendsIdempotencyKey": sample.sendsIdempotencyKey,
+            "body": body.replacingOccurrences(of: HeraldJSON.formatTimestamp(Date(timeIntervalSince1970: 0)), with: "@now@"),
         ]
     }
 
