@@ -21,6 +21,7 @@ COPY Package.swift ./
 RUN grep -o 'path: "Tests/[^"]*"' Package.swift | cut -d'"' -f2 | xargs mkdir -p
 COPY Shared Shared
 COPY Providers Providers
+COPY EventSources EventSources
 COPY Services Services
 COPY Tools Tools
 COPY Client Client
