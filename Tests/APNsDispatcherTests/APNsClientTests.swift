@@ -106,19 +106,22 @@ struct APNsClientTests {
         let transport = transport(sandbox)
         let client = try client(sandbox, transport: transport, signedAt: Date.init)
         let count = 3000
-        let delivered = await withTaskGroup(of: Bool.self) { group in
+        // Each push's outcome other than delivered, counted by what it was, for the failure's message.
+        let others = await withTaskGroup(of: String?.self) { group in
             for n in 0..<count {
                 group.addTask {
-                    if case .delivered = await client.send(Self.request(TestSandbox.apnsToken(filler: "burst\(n)x"), id: "burst-\(n)")) { return true }
-                    return false
+                    let result = await client.send(Self.request(TestSandbox.apnsToken(filler: "burst\(n)x"), id: "burst-\(n)"))
+                    if case .delivered = result { return nil }
+                    return "\(result)"
                 }
             }
-            var delivered = 0
-            for await ok in group where ok { delivered += 1 }
-            return delivered
+            var others: [String: Int] = [:]
+            for await other in group { if let other { others[other, default: 0] += 1 } }
+            return others
         }
+        let delivered = count - others.values.reduce(0, +)
         let inbox = sandbox.state.messages(provider: "apns")
-        #expect(delivered == count)
+        #expect(delivered == count, "not delivered: \(others.sorted { $0.value > $1.value }.prefix(5))")
         #expect(inbox.count == Set(inbox.map(\.token)).count, "\(inbox.count - Set(inbox.map(\.token)).count) pushes taken twice")
         await transport.close()
         await sandbox.stop()
