@@ -28,7 +28,7 @@ public struct WebhookDestination: Sendable {
 
     /// The destination an app's configuration names, its secret file read; nil when the app
     /// has no webhook URL. Problems are `ConfigurationError`s naming the setting.
-    public static func configured(app: String, _ delivery: AppConfiguration.Delivery) throws -> WebhookDestination? {
+    public static func configured(app: String, _ delivery: AppConfiguration.Forwarding) throws -> WebhookDestination? {
         guard let url = delivery.url else { return nil }
         let setting = "apps.\(app).delivery.signingSecretFile"
         guard let file = delivery.signingSecretFile else { throw ConfigurationError(.invalidValue, setting: setting, "a webhook needs a signing secret file") }

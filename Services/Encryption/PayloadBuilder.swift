@@ -67,7 +67,7 @@ public struct PayloadBuilder: Sendable {
         let iOSOnlyAlert = try alert == nil ? presentation.iOSAlertTemplate.map { name throws(PayloadFailure) in
             try renderer.render(.template(name: name, args: [:]), locale: device.locale, context: delivery.context, data: delivery.data)
         } ?? nil : nil
-        let recipient = try recipient(of: delivery, shape: provider.payloadShape)
+        let key = try payloadKey(of: delivery, shape: provider.payloadShape)
         let isIOS = device.os == .ios
         // A token whose system Herald does not know (an Evernym `FCM:` com method) may be an
         // iPhone: the alert goes where only iOS reads it, and Android's handler gets the data.
@@ -86,7 +86,7 @@ public struct PayloadBuilder: Sendable {
         for shortening in [false, true] {
             for variant in DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData) {
                 let plain = DataMap.plain(eventId: delivery.eventId, kind: delivery.kind, data: delivery.data, variant: variant)
-                guard let recipient else {
+                guard let key else {
                     try checkDataKeys(delivery.data, provider: provider, inClear: true)
                     request.data = plain
                     var shown = isIOS ? alert ?? iOSOnlyAlert : alert
@@ -114,13 +114,13 @@ public struct PayloadBuilder: Sendable {
                 present(&request, presentation, shows: alert ?? iOSOnlyAlert)
                 guard let fitting = Self.fitting(alert, shortening: shortening, { alert in
                     let count = Self.plaintext(plain, alert: alert).count
-                    request.data = ["herald": DataMap.version, "enc": recipient.scheme, "kid": recipient.keyId,
-                                    "payload": String(repeating: "A", count: recipient.payloadLength(plaintextCount: count))]
+                    request.data = ["herald": DataMap.version, "enc": key.scheme, "kid": key.keyId,
+                                    "payload": String(repeating: "A", count: key.payloadLength(plaintextCount: count))]
                     return provider.fits(request, now: now)
                 }) else { continue }
                 let plaintext = Self.plaintext(plain, alert: fitting)
-                request.data["payload"] = try recipient.encrypt(plaintext)
-                return .dispatch(request, variant: variant, scheme: recipient.scheme)
+                request.data["payload"] = try key.encrypt(plaintext)
+                return .dispatch(request, variant: variant, scheme: key.scheme)
             }
         }
         throw PayloadFailure(.tooBig, "the payload exceeds the \(device.platform.rawValue) limit even as \(DataMap.variants(kind: delivery.kind, hideData: delivery.options.hideData).last!.rawValue)")
@@ -170,8 +170,8 @@ public struct PayloadBuilder: Sendable {
     static let ellipsis = "\u{2026}"
 
     /// A webhook delivery: the event's data and context as they are, and the alert rendered
-    /// for the recipient's locale, never encrypted (the tenant's own server is the
-    /// recipient) nor degraded (a webhook has no size limit).
+    /// for the recipient's locale, never encrypted (the tenant's own server reads it) nor
+    /// degraded (a webhook has no size limit).
     private func forward(_ delivery: Delivery, ttl: Int?, expiresAt: Date?) throws(PayloadFailure) -> Decision {
         let device = delivery.device
         guard let recipient = device.recipient else {
@@ -209,7 +209,7 @@ public struct PayloadBuilder: Sendable {
 
     /// The key to encrypt to, per the policy: the address's RSA key when the audience was an
     /// address, else the device's Web Push key; nil to send plain.
-    private func recipient(of delivery: Delivery, shape: PayloadShape) throws(PayloadFailure) -> Recipient? {
+    private func payloadKey(of delivery: Delivery, shape: PayloadShape) throws(PayloadFailure) -> PayloadKey? {
         if shape == .encryptedMessage {
             // The whole message, for the device's own key, whatever the policy says.
             guard let key = delivery.device.key else {
@@ -241,7 +241,7 @@ public struct PayloadBuilder: Sendable {
         return nil
     }
 
-    /// The UTF-8 JSON the recipient decrypts: the plain map, and the alert when there is one.
+    /// The UTF-8 JSON the device decrypts: the plain map, and the alert when there is one.
     static func plaintext(_ plain: [String: String], alert: DispatchRequest.Notification?) -> Data {
         var object: [String: Any] = plain
         if let alert {
@@ -253,8 +253,8 @@ public struct PayloadBuilder: Sendable {
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 
-    /// A key to encrypt to, with the id the app gave it.
-    enum Recipient {
+    /// The key a payload is encrypted to, with the id the app gave it.
+    enum PayloadKey {
         case webPush(WebPushKey, keyId: String)
         case jwe(RSAEncryptionKey, keyId: String)
 

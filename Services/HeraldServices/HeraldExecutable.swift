@@ -58,7 +58,7 @@ public struct HeraldExecutable: Sendable {
             body: GatewayService.main),
         HeraldExecutable(
             name: "herald-registration", defaultPort: 8081, stateful: true,
-            summary: "the device registry: resolves each event into one delivery per device, applies token revocations, records outcomes, answers device, key and sponsee commands",
+            summary: "keeps the devices: resolves each event into one delivery per device, applies token revocations, records outcomes, answers device, key and sponsee commands",
             body: RegistrationService.main),
         HeraldExecutable(
             name: "herald-preferences", defaultPort: 8082, stateful: true,

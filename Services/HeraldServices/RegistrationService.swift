@@ -6,7 +6,7 @@ import HeraldStorage
 import Registration
 import ServiceKit
 
-/// herald-registration: the device registry. Resolves each event into one delivery per device,
+/// herald-registration: the devices' store. Resolves each event into one delivery per device,
 /// applies token revocations, records what became of each delivery, and answers the gateway's
 /// device, key and sponsee commands.
 enum RegistrationService {

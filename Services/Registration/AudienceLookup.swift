@@ -1,6 +1,6 @@
 import HeraldModel
 
-/// What a batch of events needs from the registry, per app: the users (whose devices and
+/// What a batch of events needs from the store, per app: the users (whose devices and
 /// sponsee com methods count), push ids, device ids and email addresses their audiences name.
 /// A store answers it with one `AudienceDirectory`, in as few queries as it can.
 public struct AudienceLookup: Sendable, Hashable {
@@ -14,7 +14,7 @@ public struct AudienceLookup: Sendable, Hashable {
     public var isEmpty: Bool { users.isEmpty && pushIds.isEmpty && deviceIds.isEmpty && addresses.isEmpty }
 }
 
-/// The registry's answers to an `AudienceLookup`: devices by user, push id and id, sponsees,
+/// The store's answers to an `AudienceLookup`: devices by user, push id and id, sponsees,
 /// and address keys with their owners (whose devices are included under `devices(app:user:)`).
 public struct AudienceDirectory: Sendable {
     struct Key: Hashable, Sendable {

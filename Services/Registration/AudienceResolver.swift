@@ -18,22 +18,24 @@ public struct AudienceResolver: Sendable {
         webhookApps = Set(apps.apps.filter { $0.value.delivery.mode == .webhook }.keys)
     }
 
-    public struct Recipient: Sendable, Hashable {
+    /// A device an event reaches, with the key of the address it was reached through (an
+    /// email address's audience) when there is one.
+    public struct ResolvedDevice: Sendable, Hashable {
         public var device: DeviceTarget
         public var addressKey: AddressKey?
     }
 
-    /// The recipients of one event.
-    public func recipients(of event: NotificationEvent) async throws -> [Recipient] {
-        try await recipients(of: [event])[0]
+    /// The devices one event reaches.
+    public func devices(of event: NotificationEvent) async throws -> [ResolvedDevice] {
+        try await devices(of: [event])[0]
     }
 
-    /// The recipients of each of `events`, from one lookup of the store for the whole batch.
-    public func recipients(of events: [NotificationEvent]) async throws -> [[Recipient]] {
+    /// The devices each of `events` reaches, from one lookup of the store for the whole batch.
+    public func devices(of events: [NotificationEvent]) async throws -> [[ResolvedDevice]] {
         var lookup = AudienceLookup()
         for event in events { Self.add(event, to: &lookup) }
         let directory = lookup.isEmpty ? AudienceDirectory() : try await store.lookUp(lookup)
-        return events.map { recipients(of: $0, directory) }
+        return events.map { devices(of: $0, directory) }
     }
 
     /// What `event`'s audience needs looked up.
@@ -51,31 +53,31 @@ public struct AudienceResolver: Sendable {
         }
     }
 
-    private func recipients(of event: NotificationEvent, _ directory: AudienceDirectory) -> [Recipient] {
+    private func devices(of event: NotificationEvent, _ directory: AudienceDirectory) -> [ResolvedDevice] {
         let app = event.app
-        var recipients: [Recipient]
+        var recipients: [ResolvedDevice]
         switch event.audience {
         case .users(let users):
             let devices = users.flatMap { directory.devices(app: app, user: $0) }
             let sponsees = users.compactMap { directory.sponsee(app: app, id: $0) }
             let forwardsAll = webhookApps.contains(app)
-            recipients = devices.map { Recipient(device: $0) } + sponsees.compactMap { Self.target($0, forwardsAll: forwardsAll) }.map { Recipient(device: $0) }
+            recipients = devices.map { ResolvedDevice(device: $0) } + sponsees.compactMap { Self.target($0, forwardsAll: forwardsAll) }.map { ResolvedDevice(device: $0) }
         case .pushIds(let pushIds):
-            recipients = pushIds.flatMap { directory.devices(app: app, pushId: $0) }.map { Recipient(device: $0) }
+            recipients = pushIds.flatMap { directory.devices(app: app, pushId: $0) }.map { ResolvedDevice(device: $0) }
         case .devices(let ids):
-            recipients = ids.compactMap { directory.device(app: app, id: $0) }.map { Recipient(device: $0) }
+            recipients = ids.compactMap { directory.device(app: app, id: $0) }.map { ResolvedDevice(device: $0) }
         case .tokens(let tokens):
-            recipients = tokens.map { Recipient(device: Self.direct($0)) }
+            recipients = tokens.map { ResolvedDevice(device: Self.direct($0)) }
         case .emailAddressId(let addressId):
             let registered = directory.addressKey(app: app, emailAddressId: addressId)
             guard let owner = registered?.owner ?? event.context["owner"] else { return [] }
-            recipients = directory.devices(app: app, user: owner).map { Recipient(device: $0, addressKey: registered?.key(forDevice: $0.id)) }
+            recipients = directory.devices(app: app, user: owner).map { ResolvedDevice(device: $0, addressKey: registered?.key(forDevice: $0.id)) }
         }
         var seen = Set<String>()
         recipients = recipients.filter { seen.insert($0.device.id).inserted }
         if webhookApps.contains(app) {
             // The tenant's server is the recipient: no address key to encrypt to.
-            return Self.forwards(recipients.map(\.device), named: Self.namedUsers(of: event, directory)).map { Recipient(device: $0) }
+            return Self.forwards(recipients.map(\.device), named: Self.namedUsers(of: event, directory)).map { ResolvedDevice(device: $0) }
         }
         return recipients
     }

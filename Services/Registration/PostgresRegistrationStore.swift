@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The registry in PostgreSQL, for several `herald-registration` replicas on one database.
+/// Registration's store in PostgreSQL, for several `herald-registration` replicas on one database.
 /// The same tables as the SQLite store; what SQLite gets from one process owning the file
 /// comes here from the database: a token's device is a unique index, a device's user its
 /// primary key (the last registration wins), and an event's claim names the replica that

@@ -46,7 +46,7 @@ public enum RegistrationStages {
             do {
                 try await settle(&claims, keys(events), store: store)
                 let claimed = zip(events, claims).filter { $0.1 == .claimed }.map(\.0)
-                let audiences = try await resolver.recipients(of: claimed)
+                let audiences = try await resolver.devices(of: claimed)
                 var next = audiences.startIndex
                 for (event, claim) in zip(events, claims) {
                     // A repeat, or a second copy in this batch: not its to commit or release.
@@ -110,7 +110,7 @@ public enum RegistrationStages {
 
     /// One delivery per device of the event's audience, or the `no audience` outcome.
     private static func fanOut(
-        _ event: NotificationEvent, to recipients: [AudienceResolver.Recipient], routes: StageRoutes,
+        _ event: NotificationEvent, to recipients: [AudienceResolver.ResolvedDevice], routes: StageRoutes,
         counters: (resolved: Counter, empty: Counter, fannedOut: Counter)
     ) throws -> [Emission] {
         // An event published straight to the queue was never accepted by a gateway: its
@@ -142,7 +142,7 @@ public enum RegistrationStages {
     }
 
     /// The delivery of `event` to one recipient, encoded on its own.
-    private static func delivery(of event: NotificationEvent, to recipient: AudienceResolver.Recipient, routes: StageRoutes) throws -> Emission {
+    private static func delivery(of event: NotificationEvent, to recipient: AudienceResolver.ResolvedDevice, routes: StageRoutes) throws -> Emission {
         let deliveryId = Delivery.makeId(app: event.app, eventId: event.id, deviceId: recipient.device.id)
         let delivery = Delivery(
             deliveryId: deliveryId, eventId: event.id, app: event.app, source: event.source, kind: event.kind,

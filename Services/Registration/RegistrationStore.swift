@@ -1,7 +1,7 @@
 import Foundation
 import HeraldModel
 
-/// The registry Registration keeps, by concern: devices (`DeviceStore`), what audiences
+/// The store Registration keeps, by concern: devices (`DeviceStore`), what audiences
 /// resolve to (`AudienceStore`), Evernym's sponsees (`SponseeStore`), the idempotency of
 /// events (`EventClaimStore`) and delivery outcomes (`OutcomeStore`); each stage asks for
 /// the parts it uses. Two implementations of the whole: SQLite (`SQLiteRegistrationStore`,

@@ -2,9 +2,9 @@ import Foundation
 import HeraldStorage
 import Logging
 
-/// Opens the registry in the service's store.
+/// Opens Registration's store.
 public enum RegistrationStores {
-    /// The registry on SQLite files, or on the PostgreSQL database (which the service runs
+    /// The store on SQLite files, or on the PostgreSQL database (which the service runs
     /// as a client, so it closes after the stages).
     public static func open(_ store: OpenedStore) async throws -> any RegistrationStore {
         switch store {

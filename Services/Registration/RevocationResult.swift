@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a token revocation did to the registry.
+/// What a token revocation did to the stored devices.
 public enum RevocationResult: Sendable, Hashable {
     /// The device was removed; `userId` is the user it belonged to, if any.
     case removed(deviceId: String, userId: String? = nil)

@@ -5,7 +5,7 @@ import HeraldModel
 import HeraldStorage
 import Synchronization
 
-/// The registry in SQLite through GRDB (WAL, migrations), in `registration.sqlite` under the
+/// Registration's store in SQLite through GRDB (WAL, migrations), in `registration.sqlite` under the
 /// data directory: the default store. One `herald-registration` owns a file, so a claim not
 /// in this process's in-flight set was left by a process that died and is taken over at once.
 public final class SQLiteRegistrationStore: RegistrationStore {

@@ -111,7 +111,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     /// How the app's own mobile apps authenticate: user-bound tokens, if the app takes them.
     public var clientTokens: ClientTokenSettings?
     public var encryption: EncryptionPolicy
-    public var delivery: Delivery
+    public var delivery: Forwarding
     /// Where Herald posts callbacks about what happened (a device revoked), if anywhere.
     public var callbacks: Callbacks?
     /// Templates by event kind, then locale (`en`, `et-EE`, …).
@@ -142,7 +142,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
     /// `providers` are settings of provider modules, each under its own key.
     public init(
         apiKeys: [APIKey] = [], encryption: EncryptionPolicy = .preferred, providers: [any ProviderSettings] = [],
-        delivery: Delivery = Delivery(), callbacks: Callbacks? = nil, templates: [String: [String: Template]] = [:],
+        delivery: Forwarding = Forwarding(), callbacks: Callbacks? = nil, templates: [String: [String: Template]] = [:],
         criticalKinds: [String] = [], rateLimits: RateLimits = RateLimits(), defaultTTL: DefaultTTL = DefaultTTL(),
         clientTokens: ClientTokenSettings? = nil, notifyActor: Bool = false, optInServices: [String] = AppConfiguration.defaultOptInServices,
         ingestURLs: [IngestURL] = []
@@ -207,7 +207,7 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         apiKeys = try c.decodeIfPresent([APIKey].self, forKey: .apiKeys) ?? []
         clientTokens = try c.decodeIfPresent(ClientTokenSettings.self, forKey: .clientTokens)
         encryption = try c.decodeIfPresent(EncryptionPolicy.self, forKey: .encryption) ?? .preferred
-        delivery = try c.decodeIfPresent(Delivery.self, forKey: .delivery) ?? Delivery()
+        delivery = try c.decodeIfPresent(Forwarding.self, forKey: .delivery) ?? Forwarding()
         callbacks = try c.decodeIfPresent(Callbacks.self, forKey: .callbacks)
         templates = try c.decodeIfPresent([String: [String: Template]].self, forKey: .templates) ?? [:]
         criticalKinds = try c.decodeIfPresent([String].self, forKey: .criticalKinds) ?? []
@@ -287,10 +287,11 @@ public struct AppConfiguration: Decodable, Sendable, Hashable {
         case events, devices, admin, console
     }
 
-    /// How the app's deliveries leave Herald, and its webhook: in `webhook` mode every
-    /// delivery is forwarded to `url`; in `direct` mode only those of type-3 Evernym sponsees
-    /// are (the sponsor's endpoint), the rest go to FCM or Push Kit.
-    public struct Delivery: Codable, Sendable, Hashable {
+    /// The apps file's `delivery` section: how the app's deliveries leave Herald, and its
+    /// webhook. In `webhook` mode every delivery is forwarded to `url`; in `direct` mode only
+    /// those of type-3 Evernym sponsees are (the sponsor's endpoint), the rest go to the
+    /// providers. (A `Delivery` is one event for one device: HeraldModel's contract.)
+    public struct Forwarding: Codable, Sendable, Hashable {
         public enum Mode: String, Codable, Sendable, Hashable {
             case direct, webhook
         }

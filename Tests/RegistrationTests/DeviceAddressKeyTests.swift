@@ -17,7 +17,7 @@ import Testing
             audience: .emailAddressId("addr-1"), context: ["emailAddressId": "addr-1", "owner": "u1"])
     }
 
-    static func keys(_ recipients: [AudienceResolver.Recipient]) -> [String: String?] {
+    static func keys(_ recipients: [AudienceResolver.ResolvedDevice]) -> [String: String?] {
         Dictionary(uniqueKeysWithValues: recipients.map { ($0.device.id, $0.addressKey?.keyId) })
     }
 
@@ -32,13 +32,13 @@ import Testing
         _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "phone-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "phone"))
         _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "tablet-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "tablet"))
         let resolver = AudienceResolver(store: store)
-        #expect(Self.keys(try await resolver.recipients(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": nil])
+        #expect(Self.keys(try await resolver.devices(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": nil])
         _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "address-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1"))
-        #expect(Self.keys(try await resolver.recipients(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": "address-key"])
+        #expect(Self.keys(try await resolver.devices(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": "address-key"])
         // The phone's key goes with the phone; registered again, it gets the address's.
         _ = try await commands.run(.unregisterDevice(app: "mail", deviceId: "phone", userId: nil))
         _ = try await commands.run(.registerDevice(app: "mail", registration: S.device("phone", user: "u1")))
-        #expect(Self.keys(try await resolver.recipients(of: Self.event()))["phone"] == "address-key")
+        #expect(Self.keys(try await resolver.devices(of: Self.event()))["phone"] == "address-key")
     }
 
     @Test(arguments: StoreBackend.available)

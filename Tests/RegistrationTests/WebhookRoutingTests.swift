@@ -23,7 +23,7 @@ import Testing
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm", key: S.deviceKey))
         try await store.register(app: "chat", S.device("bob-tablet", user: "bob", token: "bob-hms", platform: .hms))
         let resolver = AudienceResolver(store: store, apps: Self.apps)
-        let recipients = try await resolver.recipients(of: S.event(app: "chat", audience: .users(["bob", "carol", "bob"])))
+        let recipients = try await resolver.devices(of: S.event(app: "chat", audience: .users(["bob", "carol", "bob"])))
         #expect(recipients.map(\.device.id) == ["user:bob", "user:carol"], "one each, carol with no device too")
         for recipient in recipients {
             #expect(recipient.device.platform == .webhook && recipient.device.key == nil && recipient.addressKey == nil)
@@ -33,7 +33,7 @@ import Testing
         #expect(Set(bob.devices ?? []) == [.init(deviceId: "bob-phone", platform: .fcm, token: "bob-fcm"), .init(deviceId: "bob-tablet", platform: .hms, token: "bob-hms")])
         #expect(recipients.last?.device.recipient == WebhookRecipient(userId: "carol", devices: []))
         // The same event again: the same delivery ids, so a repeat is the same forward.
-        let again = try await resolver.recipients(of: S.event(app: "chat", audience: .users(["carol", "bob"])))
+        let again = try await resolver.devices(of: S.event(app: "chat", audience: .users(["carol", "bob"])))
         #expect(Set(again.map(\.device.id)) == ["user:bob", "user:carol"])
     }
 
@@ -43,7 +43,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "chat", S.device("bob-phone", user: "bob", token: "bob-fcm"))
         try await store.register(app: "chat", S.device("kiosk", user: nil, token: "kiosk-fcm"))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .devices(["bob-phone", "kiosk"])))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).devices(of: S.event(app: "chat", audience: .devices(["bob-phone", "kiosk"])))
         #expect(recipients.map(\.device.id) == ["user:bob", "kiosk"])
         #expect(recipients.last?.device.recipient == WebhookRecipient(deviceId: "kiosk", platform: .fcm, token: "kiosk-fcm"))
     }
@@ -55,7 +55,7 @@ import Testing
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s3", type: 3, value: "FCM:s3-token"))
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
         try await store.setSponsee(app: "sponsor", Sponsee(sponseeId: "s5", type: 3, value: #"{"device":"opaque to Herald"}"#))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["s3", "s4", "s5"])))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).devices(of: S.event(app: "sponsor", audience: .users(["s3", "s4", "s5"])))
         for (id, token) in [("sponsee:s3", "s3-token"), ("sponsee:s4", "s4-token")] {
             let pushed = try #require(recipients.first { $0.device.id == id }?.device)
             #expect(pushed.platform == .fcm && pushed.token == token && pushed.recipient == nil && pushed.os == .other, "\(pushed)")
@@ -70,7 +70,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.setSponsee(app: "chat", Sponsee(sponseeId: "s3", type: 3, value: #"{"device":"opaque to Herald"}"#))
         try await store.setSponsee(app: "chat", Sponsee(sponseeId: "s4", type: 4, value: "FCM:s4-token"))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "chat", audience: .users(["s3", "s4"])))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).devices(of: S.event(app: "chat", audience: .users(["s3", "s4"])))
         let opaque = try #require(recipients.first { $0.device.id == "sponsee:s3" }?.device)
         #expect(opaque.platform == .webhook && opaque.recipient == WebhookRecipient(sponseeId: "s3", sponseeDetails: #"{"device":"opaque to Herald"}"#))
         let token = try #require(recipients.first { $0.device.id == "sponsee:s4" }?.device)
@@ -82,7 +82,7 @@ import Testing
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await store.register(app: "sponsor", S.device("d1", user: "u1", token: "t1"))
-        let recipients = try await AudienceResolver(store: store, apps: Self.apps).recipients(of: S.event(app: "sponsor", audience: .users(["u1"])))
+        let recipients = try await AudienceResolver(store: store, apps: Self.apps).devices(of: S.event(app: "sponsor", audience: .users(["u1"])))
         #expect(recipients.map(\.device.platform) == [.fcm])
     }
 
