@@ -58,13 +58,15 @@ extension ServiceProcesses {
         static let stages = ["herald-gateway", "herald-registration", "herald-preferences", "herald-encryption", "herald-fcm"]
 
         /// Waits until the trace has its delivered provider send, the outcome's span in
-        /// Registration and a consumer span in every stage after the gateway (each service
-        /// exports in batches of its own, so a send can arrive before the span it is under),
-        /// and answers its spans.
-        static func completeTrace(_ receiver: OTLPReceiver, _ traceId: String, sends: Int = 1) async throws -> [OTLPReceiver.Span] {
-            try await eventually(timeout: .seconds(60), "the trace \(traceId) complete") {
+        /// Registration, a consumer span in every stage after the gateway, and every span's
+        /// parent (each service exports in batches of its own, so a send, or a retry's, can
+        /// arrive before the span it is under), and answers its spans. A parent that never
+        /// comes fails the wait after a minute.
+        static func completeTrace(_ receiver: OTLPReceiver, _ traceId: String, sends: Int = 1, caller: String? = nil) async throws -> [OTLPReceiver.Span] {
+            try await eventually(timeout: .seconds(60), "the trace \(traceId) complete, every span's parent in it") {
                 let spans = receiver.trace(traceId)
                 return spans.filter { $0.name == "fcm send" }.count >= sends
+                    && orphans(spans, caller: caller).isEmpty
                     && spans.contains { $0.service == "herald-registration" && $0.attributes["herald.outcome"] == "delivered" }
                     && Set(spans.map(\.service)).isSuperset(of: stages)
                     && stages.dropFirst().allSatisfy { service in spans.contains { $0.service == service && $0.kind == "SPAN_KIND_CONSUMER" } }
@@ -76,7 +78,7 @@ extension ServiceProcesses {
             try await stack.expectOK("PUT", "/devices/traced-phone", ["platform": "fcm", "token": "traced-token", "os": "android", "userId": "traced"])
             let caller = callerSpan()
             let eventId = try await chat(stack, to: "traced", traceparent: caller.header)
-            let spans = try await completeTrace(receiver, caller.traceId)
+            let spans = try await completeTrace(receiver, caller.traceId, caller: caller.spanId)
             let server = try #require(spans.first { $0.service == "herald-gateway" && $0.kind == "SPAN_KIND_SERVER" }, "\(spans)")
             #expect(server.parentSpanId == caller.spanId, "the gateway's span continues the caller's: \(server)")
             #expect(orphans(spans, caller: caller.spanId).isEmpty, "spans whose parent is not in the trace: \(orphans(spans, caller: caller.spanId))")
@@ -98,7 +100,7 @@ extension ServiceProcesses {
             try await stack.expectOK("PUT", "/devices/busy-phone", ["platform": "fcm", "token": "unavailable-1-traced", "os": "android", "userId": "busy"])
             let caller = callerSpan()
             _ = try await chat(stack, to: "busy", traceparent: caller.header)
-            let spans = try await completeTrace(receiver, caller.traceId, sends: 2)
+            let spans = try await completeTrace(receiver, caller.traceId, sends: 2, caller: caller.spanId)
             let sends = spans.filter { $0.name == "fcm send" }.compactMap { $0.attributes["herald.result"] }
             #expect(sends.sorted() == ["delivered", "retry"], "a 503, then the retry delivered, in one trace: \(sends)")
             #expect(orphans(spans, caller: caller.spanId).isEmpty, "\(orphans(spans, caller: caller.spanId))")
