@@ -237,9 +237,10 @@ extension ServiceProcesses {
                 // The gateway shows a token masked (its first and last six characters).
                 #expect(String(describing: shown).contains(TokenMask.masked(token)) && !String(describing: shown).contains(token), "\(shown)")
 
-                // Smart ID by push id; chat and data sync by user.
+                // Smart ID by push id; chat, data sync, CloudEvents and the canonical event by user.
                 var sent = 0
-                for (integration, option, value) in [("smartid", "--push-id", "ctl-push"), ("chat", "--user", "ctl-user"), ("datasync", "--user", "ctl-user")] {
+                for (integration, option, value) in [("smartid", "--push-id", "ctl-push"), ("chat", "--user", "ctl-user"), ("datasync", "--user", "ctl-user"),
+                                                     ("cloudevents", "--user", "ctl-user"), ("event", "--user", "ctl-user")] {
                     let answer = try await Self.heraldctl(stack, "send", integration, option, value)
                     #expect(answer.status == 0, "\(integration): \(answer.output)")
                     let eventId = answer.output.trimmingCharacters(in: .whitespacesAndNewlines)
