@@ -9,31 +9,49 @@ import PackageDescription
 // under Shared/ (infrastructure, runtime, domain), Providers/ (a module per provider and the
 // registry of them), Services/ (a library per service), Tools/, Client/ and Benchmarks/.
 // LayeringTests reads this file: a target depends only on its own layer or those below.
+/// Whether the package has a folder at `path` (a module's tests, benchmark or data).
+func folderExists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
+}
+
 /// The providers Herald runs, in the registry's order: a module each, in the folder of its
 /// name under Providers/, whose descriptor is `<Module>Provider()`. This is the registry's
 /// one list: `scripts/generate` writes Providers/HeraldProviders/HeraldProviders.swift (the
 /// registry every service reads) from it, and the deploy files from the manifest that makes.
 /// Each provider may use what every provider may (the dispatcher runtime, transport, model,
-/// crypto, logging, metrics); one built on another names it in `providerUses`.
+/// crypto, logging, metrics); one built on another names it in `providerUses` (FCM writes
+/// the APNs payload it hands to an iPhone with APNs' `APNsMessage`).
 let providerModules = ["FCM", "HMS", "Webhook", "APNs", "Callback", "WebPush"]
-let providerUses: [String: [Target.Dependency]] = ["Callback": ["Webhook"]]
+let providerUses: [String: [Target.Dependency]] = ["Callback": ["Webhook"], "FCM": ["APNs"]]
 let providerTargets: [Target] = providerModules.map { name in
     .target(
         name: name,
         dependencies: providerUses[name, default: []] + [
-            "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ProviderMessages", "ServiceKit", "HeraldDomain", "ProviderEmulation",
+            "DispatchKit", "HTTPTransport", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
         ],
-        path: "Providers/\(name)"
+        path: "Providers/\(name)",
+        exclude: folderExists("Providers/\(name)/Emulation") ? ["Emulation"] : []
     )
 }
-
-/// Whether the package has a folder at `path` (a module's tests, benchmark or data).
-func folderExists(_ path: String) -> Bool {
-    FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + path)
+/// A provider's stand-in for herald-sandbox lives in its folder too, `Providers/<Module>/Emulation`:
+/// the target `<Module>Emulation`, whose descriptor is `Emulated<Module>()`. The sandbox links
+/// them through the generated `HeraldEmulators`; `herald` links none (LayeringTests checks).
+let emulatedProviders = providerModules.filter { folderExists("Providers/\($0)/Emulation") }
+let emulationTargets: [Target] = emulatedProviders.map { name in
+    .target(
+        name: "\(name)Emulation",
+        dependencies: [
+            .target(name: name), "ProviderEmulation", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ],
+        path: "Providers/\(name)/Emulation"
+    )
 }
 
 /// The upstream integrations Herald serves, in the registry's order: a module each, in the
@@ -69,13 +87,13 @@ let providerTestTargets: [Target] = providerModules.filter { folderExists("Tests
     .testTarget(
         name: "\(name)DispatcherTests",
         dependencies: [
-            .target(name: name), "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderEmulation", "ProviderMessages", "HeraldModel",
+            .target(name: name), "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderEmulation", "HeraldModel",
             "ServiceKit", "HeraldDomain", "Messaging", "HeraldCrypto", "HeraldTestSupport", "HeraldStackTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ],
+        ] + (emulatedProviders.contains(name) ? [.target(name: "\(name)Emulation")] : []),
         path: "Tests/\(name)DispatcherTests",
         exclude: ["Fixtures", "Interop"].filter { folderExists("Tests/\(name)DispatcherTests/\($0)") }
     )
@@ -176,7 +194,13 @@ let package = Package(
             path: "Shared/DispatchKit"
         ),
         // Each provider's module, and its tests and benchmark where it has them (above).
-    ] + providerTargets + providerTestTargets + providerBenchmarkTargets + sourceTargets + sourceTestTargets + [
+    ] + providerTargets + emulationTargets + providerTestTargets + providerBenchmarkTargets + sourceTargets + sourceTestTargets + [
+        // The providers' emulators (above) and the registry of them, for herald-sandbox.
+        .target(
+            name: "HeraldEmulators",
+            dependencies: emulatedProviders.map { .target(name: "\($0)Emulation") } + ["ProviderEmulation"],
+            path: "Providers/HeraldEmulators"
+        ),
         // Each source's module (above) and the registry of them.
         .target(
             name: "HeraldSources",
@@ -212,11 +236,6 @@ let package = Package(
         .target(
             name: "HeraldDocuments",
             path: "Shared/HeraldDocuments"
-        ),
-        .target(
-            name: "ProviderMessages",
-            dependencies: ["HeraldModel", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Shared/ProviderMessages"
         ),
         .target(
             name: "Encryption",
@@ -359,7 +378,7 @@ let package = Package(
         .target(
             name: "ProviderSandbox",
             dependencies: [
-                "ServiceKit", "HeraldModel", "HeraldDomain", "ProviderEmulation", "HeraldProviders",
+                "ServiceKit", "HeraldModel", "HeraldDomain", "ProviderEmulation", "HeraldEmulators",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -479,6 +498,7 @@ let package = Package(
             dependencies: [
                 "HeraldSources",
                 "HeraldTestSupport", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldProviders", "APNs",
+                "APNsEmulation", "HeraldEmulators",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -530,7 +550,7 @@ let package = Package(
             name: "HeraldClientTests",
             dependencies: [
                 "HeraldSources",
-                "HeraldProviders", "HeraldClient", "HeraldCrypto", "Encryption", "ProviderMessages", "HeraldModel", "HeraldTestSupport",
+                "HeraldProviders", "HeraldClient", "HeraldCrypto", "Encryption", "FCM", "HMS", "APNs", "HeraldModel", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -540,7 +560,7 @@ let package = Package(
             name: "EncryptionTests",
             dependencies: [
                 "HeraldSources",
-                "HeraldProviders", "Encryption", "HeraldCrypto", "ProviderMessages", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
+                "HeraldProviders", "Encryption", "HeraldCrypto", "FCM", "HMS", "APNs", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -622,7 +642,8 @@ let package = Package(
             name: "ProviderSandboxTests",
             dependencies: [
                 "HeraldSources",
-                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "HeraldStackTestSupport", "ServiceKit", "HeraldModel", "Encryption", "ProviderMessages", "HeraldCrypto",
+                "HeraldProviders", "ProviderSandbox", "HeraldTestSupport", "HeraldStackTestSupport", "ServiceKit", "HeraldModel", "Encryption", "FCM", "HMS", "APNs", "HeraldCrypto",
+                "FCMEmulation", "HMSEmulation", "APNsEmulation",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -657,7 +678,7 @@ let package = Package(
             name: "HeraldServices",
             dependencies: [
                 "Gateway", "Console", "Registration", "HeraldStorage", "Preferences", "Encryption", "DispatchKit",
-                "HeraldProviders", "HeraldSources", "ProviderEmulation", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
+                "HeraldProviders", "HeraldSources", "ServiceKit", "HeraldDomain", "HeraldModel", "Messaging",
             ],
             path: "Services/HeraldServices"
         ),

@@ -3,7 +3,6 @@ import Foundation
 import HeraldModel
 import HTTPTransport
 import Logging
-import ProviderMessages
 import Synchronization
 
 /// APNs for one app: `POST /3/device/<token>` on its server, one request per delivery,

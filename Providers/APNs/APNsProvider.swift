@@ -3,7 +3,6 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import Logging
-import ProviderMessages
 import ServiceKit
 
 /// Apple Push Notification service as a Herald provider: iOS devices register APNs device

@@ -2,7 +2,6 @@ import DispatchKit
 import Foundation
 import HeraldModel
 import HTTPTransport
-import ProviderMessages
 
 /// FCM for one app: its project, endpoint and access tokens. One HTTP request per delivery
 /// (FCM v1 has no batch endpoint); the shared `AuthorizedSender` does the rest.

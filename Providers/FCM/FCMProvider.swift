@@ -3,7 +3,6 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import Logging
-import ProviderMessages
 import ServiceKit
 
 /// Firebase Cloud Messaging as a Herald provider: devices register FCM tokens, each app's

@@ -3,7 +3,6 @@ import Foundation
 import HeraldModel
 import HTTPTransport
 import Metrics
-import ProviderMessages
 
 /// Push Kit for one app: its app id, endpoint and access tokens. A batch is sent as few
 /// requests as multicast allows (`HMSMulticast`, at most `maxTokens` tokens each), each

@@ -3,7 +3,6 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import Logging
-import ProviderMessages
 import ServiceKit
 
 /// Huawei Push Kit as a Herald provider: devices register Push Kit tokens, each app's `hms`

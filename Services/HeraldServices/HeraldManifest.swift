@@ -3,13 +3,14 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldSources
-import ProviderEmulation
 
 /// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
 /// provider and source registries: each executable with its ports and queues, each provider
-/// with its registration rules, each source with its routes (their OpenAPI operations). `herald providers --manifest` prints it as JSON; the deploy files
-/// (compose.yaml, Prometheus, Helm) and the scripts that start the stack are generated from it
-/// or checked against it, so a new provider module appears in all of them.
+/// with its registration rules, each source with its routes (their OpenAPI operations).
+/// `herald providers --manifest` prints it as JSON; the deploy files (compose.yaml, Prometheus,
+/// Helm) and the scripts that start the stack are generated from it, with the sandbox's
+/// emulators (`herald-sandbox --manifest`, which `herald` does not link) merged in, so a new
+/// provider module appears in all of them.
 public enum HeraldManifest {
     /// The manifest as a JSON object (keys sorted when written).
     public static func json(registry: ProviderRegistry = .herald, sources: SourceRegistry = .herald) -> [String: Any] {
@@ -32,13 +33,6 @@ public enum HeraldManifest {
                 "registersDevices": provider.registersDevices, "deliversEvents": provider.deliversEvents,
             ]
             if let os = provider.deviceOS { entry["deviceOS"] = os.rawValue }
-            let emulated = provider as? any EmulatedProvider
-            entry["emulatedBySandbox"] = emulated != nil
-            if let emulated {
-                var demo: [String: Any] = ["settings": emulated.demoSettings.map { [$0.key, $0.value] as [Any] }]
-                demo["hint"] = emulated.demoHint
-                entry["demo"] = demo
-            }
             entry["payloadShape"] = provider.payloadShape.rawValue
             entry["registrationShape"] = provider.registrationShape.rawValue
             entry["resources"] = provider.resources.map { ["name": $0.name, "summary": $0.summary, "fields": $0.fields] as [String: Any] }

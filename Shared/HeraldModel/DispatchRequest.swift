@@ -173,4 +173,18 @@ public struct DispatchRequest: Contract, Hashable {
             self.sound = sound
         }
     }
+
+    /// Seconds left at `now` until the request expires (at least 0, at most
+    /// `DeliveryOptions.maximumTTL`, FCM's and Push Kit's four weeks), or its TTL when it has no
+    /// expiry, or nil for the provider's default.
+    public func remainingTTL(at now: Date) -> Int? {
+        let maximum = DeliveryOptions.maximumTTL
+        if let expiresAt {
+            // A date however far off (or not a number) cannot trap the conversion.
+            let interval = expiresAt.timeIntervalSince(now).rounded(.down)
+            guard interval > 0 else { return 0 }
+            return interval < Double(maximum) ? Int(interval) : maximum
+        }
+        return ttlSeconds.map { min(maximum, max(0, $0)) }
+    }
 }

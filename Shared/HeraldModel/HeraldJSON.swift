@@ -34,10 +34,13 @@ public enum HeraldJSON {
         return decoder
     }
 
-    /// Encodes a value with the contract conventions.
+    /// Encodes a value with the contract conventions (one encoder, made once: its settings
+    /// never change, so every thread may use it).
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
-        try encoder().encode(value)
+        try sharedEncoder.encode(value)
     }
+
+    private static let sharedEncoder = encoder()
 
     /// Decodes a value with the contract conventions.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {

@@ -1,9 +1,10 @@
 import Foundation
+import HeraldModel
 
 /// A provider's stand-in inside herald-sandbox: the routes it answers as the real service
-/// does, and the demo credentials it hands a local stack. A provider module offers one by
-/// conforming its descriptor to `EmulatedProvider`; the sandbox routes to every one the
-/// registry lists and names none itself.
+/// does, and the demo credentials it hands a local stack. A provider's `Emulation` module
+/// offers one through its `EmulatedProvider`; the sandbox routes to every one `HeraldEmulators`
+/// lists and names none itself.
 public protocol ProviderEmulator: Sendable {
     /// The provider's name in the inbox, the metrics and `/sandbox/messages?provider=`.
     var provider: String { get }
@@ -89,11 +90,14 @@ public struct EmulatorContext: Sendable {
     }
 }
 
-/// A provider descriptor that brings its sandbox emulator, and says how the demo stack's app
-/// sends through it. The manifest carries the demo declarations, from which `scripts/generate`
-/// writes the demo app's sections (compose's deploy/herald.yaml, scripts/run's apps file) and
-/// the lines scripts/run prints.
+/// A provider's sandbox emulator and how the demo stack's app sends through it: each
+/// `Providers/<Module>/Emulation` module's descriptor, `Emulated<Module>()`. `herald-sandbox
+/// --manifest` prints the demo declarations, from which `scripts/generate` writes the demo
+/// app's sections (compose's deploy/herald.yaml, scripts/run's apps file) and the lines
+/// scripts/run prints.
 public protocol EmulatedProvider: Sendable {
+    /// The platform it emulates the service of.
+    var platform: Platform { get }
     func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator
     /// The demo app's settings section for this provider when it sends through the sandbox,
     /// in order: strings, numbers or booleans. Strings may name `${sandboxDir}` (where the sandbox writes its demo files)
@@ -106,4 +110,11 @@ public protocol EmulatedProvider: Sendable {
 
 extension EmulatedProvider {
     public var demoHint: String? { nil }
+
+    /// What the manifest says of it: the platform, the demo app's settings (in order) and hint.
+    public var manifestEntry: [String: Any] {
+        var entry: [String: Any] = ["platform": platform.rawValue, "settings": demoSettings.map { [$0.key, $0.value] as [Any] }]
+        entry["hint"] = demoHint
+        return entry
+    }
 }

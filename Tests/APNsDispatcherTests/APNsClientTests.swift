@@ -5,7 +5,6 @@ import HeraldModel
 import HeraldTestSupport
 import HeraldStackTestSupport
 import HTTPTransport
-import ProviderMessages
 import ProviderSandbox
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@ import HeraldTestSupport
 import HeraldStackTestSupport
 import ProviderSandbox
 import Testing
+import APNsEmulation
 
 /// The sandbox's APNs checks every header as Apple documents it, so a dispatcher that
 /// passes against it sends what Apple takes.

@@ -3,7 +3,8 @@ import HeraldModel
 import HeraldProviders
 import HeraldSources
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import Testing
 
 /// Payloads over a provider's limit degrade, exactly at the byte boundary: FCM counts the

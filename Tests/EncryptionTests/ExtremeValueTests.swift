@@ -4,7 +4,8 @@ import HeraldProviders
 import HeraldSources
 import HeraldTestSupport
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import Testing
 
 /// Every field of the contracts a stage reads, replaced in turn by hostile or careless

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldModel
-import ProviderMessages
+import FCM
 import Testing
 
 @Suite("FCM request bodies written without JSONEncoder")

@@ -5,7 +5,8 @@ import HeraldProviders
 import HeraldSources
 import HeraldTestSupport
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import Testing
 
 /// The final provider request of each integration, plain and encrypted, for FCM and Push

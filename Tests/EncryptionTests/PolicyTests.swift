@@ -5,7 +5,8 @@ import HeraldModel
 import HeraldProviders
 import HeraldSources
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import ServiceKit
 import Testing
 

@@ -5,7 +5,9 @@ import HeraldProviders
 import HeraldSources
 import HeraldTestSupport
 import Encryption
-import ProviderMessages
+import APNs
+import FCM
+import HMS
 import Testing
 
 /// How each upstream's pushes are shown: a Smart ID request on an iPhone is a time-sensitive

@@ -3,6 +3,7 @@ import Foundation
 import HeraldTestSupport
 import HeraldStackTestSupport
 import HTTPTransport
+import FCMEmulation
 
 typealias FCMTestSandbox = TestSandbox
 

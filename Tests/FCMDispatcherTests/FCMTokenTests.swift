@@ -4,6 +4,7 @@ import HeraldModel
 import HeraldTestSupport
 import Synchronization
 import Testing
+import FCMEmulation
 
 @Suite("FCM access tokens")
 struct FCMTokenTests {

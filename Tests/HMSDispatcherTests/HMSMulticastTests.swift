@@ -9,6 +9,7 @@ import Logging
 import Messaging
 import ServiceKit
 import Testing
+import HMSEmulation
 
 /// Multicast against the sandbox: identical plain deliveries share requests of up to 1,000
 /// tokens; encrypted ones go one per request; each delivery gets its own result.

@@ -5,6 +5,7 @@ import HeraldTestSupport
 import HeraldStackTestSupport
 import HMS
 import HTTPTransport
+import HMSEmulation
 
 /// Push Kit clients pointed at a test sandbox.
 extension TestSandbox {

@@ -2,7 +2,6 @@ import Foundation
 import HeraldClient
 import HeraldModel
 import Encryption
-import ProviderMessages
 import Testing
 
 /// Each integration's event as the gateway's adapters shape it (the same kinds, data keys and

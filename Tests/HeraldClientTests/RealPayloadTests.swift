@@ -4,7 +4,8 @@ import HeraldModel
 import HeraldProviders
 import HeraldSources
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import Testing
 
 /// The kit opens what the encryption service builds: every integration's event, in every

@@ -1,10 +1,12 @@
 import APNs
 import Foundation
 import HeraldDomain
+import HeraldEmulators
 import HeraldModel
 import HeraldProviders
 import ProviderSandbox
 import HeraldTestSupport
+import APNsEmulation
 
 /// A provider sandbox started in this process (HTTPS with HTTP/2 on a free port), with its
 /// demo FCM service account and CA written to a temporary folder.
@@ -54,9 +56,9 @@ public struct TestSandbox: Sendable {
     }
 
     /// An app's section for `platform` (YAML, indented for an app) sending to this sandbox, as
-    /// its emulator declares for the demo app; nil when the registry has no emulator for it.
-    public func settingsSection(_ platform: Platform, registry: ProviderRegistry = .herald, indent: String = "    ") -> String? {
-        guard let emulated = registry[platform] as? any EmulatedProvider else { return nil }
+    /// its emulator declares for the demo app; nil when the sandbox emulates no such provider.
+    public func settingsSection(_ platform: Platform, emulated: [any EmulatedProvider] = HeraldEmulators.all, indent: String = "    ") -> String? {
+        guard let emulated = emulated.first(where: { $0.platform == platform }) else { return nil }
         var lines = ["\(indent)\(platform.rawValue):"]
         for (key, value) in emulated.demoSettings {
             let text: String

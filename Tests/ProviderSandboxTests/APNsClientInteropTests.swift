@@ -4,6 +4,7 @@ import HeraldTestSupport
 import HeraldStackTestSupport
 import ProviderSandbox
 import Testing
+import APNsEmulation
 
 /// The sandbox's APNs emulator answers as Apple does, by the word of an outside client:
 /// aioapns (PyPI) signs its own ES256 provider tokens with the sandbox's demo `.p8`, speaks

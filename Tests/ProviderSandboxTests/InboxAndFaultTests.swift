@@ -4,6 +4,7 @@ import HeraldModel
 import ProviderSandbox
 import ServiceKit
 import Testing
+import FCMEmulation
 
 @Suite("The inbox and fault injection")
 struct InboxAndFaultTests {

@@ -7,7 +7,8 @@ import HeraldProviders
 import HeraldSources
 import HeraldTestSupport
 import Encryption
-import ProviderMessages
+import FCM
+import HMS
 import Testing
 
 /// What the encryption stage builds is what the providers accept: every form of payload is

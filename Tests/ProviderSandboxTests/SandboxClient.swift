@@ -4,6 +4,8 @@ import _CryptoExtras
 import Foundation
 import HeraldTestSupport
 import ProviderSandbox
+import HMSEmulation
+import FCMEmulation
 
 /// Talks to a running sandbox with the `curl` CLI: HTTPS with HTTP/2 (trusting the
 /// sandbox's CA) or plain HTTP/1.1.

@@ -19,7 +19,7 @@ struct LayeringTests {
         "CRabbitMQ": .infrastructure, "CCurl": .infrastructure, "Messaging": .infrastructure, "HeraldTracing": .infrastructure,
         "HTTPTransport": .infrastructure, "HeraldCrypto": .infrastructure, "HeraldDocuments": .infrastructure,
         "ServiceKit": .runtime, "HeraldStorage": .runtime,
-        "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderEmulation": .domain, "ProviderMessages": .domain, "DispatchKit": .domain,
+        "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderEmulation": .domain, "DispatchKit": .domain,
     ]
 
     struct Target {
@@ -91,9 +91,8 @@ struct LayeringTests {
         }
     }
 
-    @Test("the production herald links no tool and no test support: not the provider sandbox")
-    func theProductionBinaryLinksNoTool() async throws {
-        let targets = try await Self.targets()
+    /// The targets the production `herald` (HeraldMultiCall) links, directly or through others.
+    static func linkedByHerald(_ targets: [String: Target]) -> Set<String> {
         var seen: Set<String> = []
         var next = ["HeraldMultiCall"]
         while let name = next.popLast() {
@@ -101,8 +100,27 @@ struct LayeringTests {
             next += target.dependencies
         }
         seen.remove("HeraldMultiCall")
-        let tools = seen.filter { name in targets[name].map { Self.layer(of: $0) == .tools && $0.name != "HeraldCtlCommands" } ?? false }
-        #expect(!seen.contains("ProviderSandbox"))
+        return seen
+    }
+
+    @Test("the production herald links no tool and no test support: not the provider sandbox")
+    func theProductionBinaryLinksNoTool() async throws {
+        let targets = try await Self.targets()
+        let linked = Self.linkedByHerald(targets)
+        let tools = linked.filter { name in targets[name].map { Self.layer(of: $0) == .tools && $0.name != "HeraldCtlCommands" } ?? false }
+        #expect(!linked.contains("ProviderSandbox"))
         #expect(tools.isEmpty, "herald links \(tools.sorted())")
+    }
+
+    @Test("the production herald links no emulator: no provider's Emulation module, their registry or the emulation API")
+    func theProductionBinaryLinksNoEmulator() async throws {
+        let targets = try await Self.targets()
+        let emulation = targets.values.filter { $0.path.hasSuffix("/Emulation") }.map(\.name)
+        #expect(emulation.count >= 4, "the providers' Emulation modules: \(emulation)")
+        let linked = Self.linkedByHerald(targets)
+        let emulators = linked.filter { name in
+            emulation.contains(name) || ["HeraldEmulators", "ProviderEmulation"].contains(name)
+        }
+        #expect(emulators.isEmpty, "herald links \(emulators.sorted())")
     }
 }

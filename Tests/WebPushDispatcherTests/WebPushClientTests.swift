@@ -9,6 +9,7 @@ import HTTPTransport
 import ProviderSandbox
 import Testing
 import WebPush
+import WebPushEmulation
 
 /// herald-webpush's client against the sandbox's push service: what it posts (RFC 8030's
 /// headers, RFC 8291's body, RFC 8292's VAPID token), and what each answer means.

@@ -1,12 +1,12 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
-import HeraldProviders
+import HeraldEmulators
 @_exported import ProviderEmulation
 import Logging
 import Synchronization
 
-/// The provider sandbox: every provider the registry lists with an emulator (FCM HTTP v1,
+/// The provider sandbox: every provider `HeraldEmulators` lists an emulator of (FCM HTTP v1,
 /// Huawei Push Kit, APNs, …) with their authentication, token rules for every provider
 /// answer, fault injection, an inbox of what was accepted, and a receiver for tenants'
 /// webhooks. The same routes serve plain HTTP/1.1 and HTTPS with HTTP/2 (see `SandboxServer`).
@@ -16,13 +16,13 @@ public final class Sandbox: Sendable {
     public let certificates: SandboxCertificates
     /// The tenant endpoint webhooks are forwarded to: `POST /webhooks/{name}`.
     public let webhooks: WebhookReceiver
-    /// The providers' emulators, in the registry's order.
+    /// The providers' emulators, in `HeraldEmulators`' order.
     public let emulators: [any ProviderEmulator]
     private let metrics = SandboxMetrics()
     private let logger: Logger
 
     public init(
-        configuration: SandboxConfiguration, providers: [any ProviderDescriptor] = HeraldProviders.dispatchers,
+        configuration: SandboxConfiguration, emulated: [any EmulatedProvider] = HeraldEmulators.all,
         logger: Logger = Logger(label: "herald.sandbox")
     ) throws {
         self.configuration = configuration
@@ -34,7 +34,7 @@ public final class Sandbox: Sendable {
             state: state, metrics: metrics, hostnames: configuration.hostnames, httpsPort: configuration.httpsPort,
             demoCredentials: configuration.demoCredentials, tokenLifetime: configuration.tokenLifetime,
             environment: configuration.environment, credentials: configuration.credentials)
-        emulators = try providers.compactMap { try ($0 as? any EmulatedProvider)?.makeEmulator(context) }
+        emulators = try emulated.map { try $0.makeEmulator(context) }
         if let directory = configuration.directory {
             try certificates.write(to: directory)
             writeDemoCredentials()

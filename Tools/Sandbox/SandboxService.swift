@@ -7,9 +7,19 @@ import ServiceKit
 /// herald-sandbox: a local emulator of FCM HTTP v1, Huawei Push Kit and APNs (and their OAuth
 /// endpoints), with token rules, fault injection and an inbox. Plain HTTP on HERALD_HTTP_PORT
 /// (8090, with /healthz, /readyz, /metrics), HTTPS with HTTP/2 on HERALD_SANDBOX_HTTPS_PORT
-/// (8443). It does not use the broker.
+/// (8443). It does not use the broker. `herald-sandbox --manifest` prints what it emulates
+/// (`EmulatorManifest`) and exits.
 enum SandboxService {
     static func main() async {
+        if CommandLine.arguments.dropFirst().contains("--manifest") {
+            do {
+                FileHandle.standardOutput.write(Data(try EmulatorManifest.text().utf8))
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("herald-sandbox: \(error)\n".utf8))
+                exit(1)
+            }
+        }
         // The sandbox is a pure NIO server: run Swift concurrency on NIO's event loops, so request
         // handlers do not hop between the event-loop threads and a separate pool.
         let onEventLoops = NIOCore.NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()

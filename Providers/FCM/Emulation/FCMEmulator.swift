@@ -221,17 +221,3 @@ final class TokenAudiences: Sendable {
         values.withLock { $0.formUnion(audiences) }
     }
 }
-
-extension FCMProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, any Sendable> {
-        [
-        "serviceAccountFile": "${sandboxDir}/fcm-service-account.json",
-        "endpoint": "${sandboxURL}",
-        "caFile": "${sandboxDir}/ca.pem",
-    ]
-    }
-
-    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
-        try FCMEmulator(context)
-    }
-}

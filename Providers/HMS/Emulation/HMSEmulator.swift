@@ -230,20 +230,3 @@ public final class HMSEmulator: ProviderEmulator {
             headers: retryAfter.map(SandboxHTTP.retryAfter) ?? [], contentType: "application/json;charset=utf-8")
     }
 }
-
-extension HMSProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, any Sendable> {
-        [
-        "appId": HMSEmulator.demoClientId,
-        "clientId": HMSEmulator.demoClientId,
-        "clientSecretFile": "${sandboxDir}/hms-client-secret",
-        "endpoint": "${sandboxURL}",
-        "tokenEndpoint": "${sandboxURL}/oauth2/v3/token",
-        "caFile": "${sandboxDir}/ca.pem",
-    ]
-    }
-
-    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
-        HMSEmulator(context)
-    }
-}

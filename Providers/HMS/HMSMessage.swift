@@ -50,12 +50,12 @@ public struct HMSMessage: Encodable, Sendable, Hashable {
     /// `bi_tag` is `biTag`, by default the delivery id. Push Kit's collapse key is a number
     /// from -1 to 100: other collapse keys are left out.
     public init(_ request: DispatchRequest, tokens: [String]? = nil, biTag: String? = nil, now: Date = Date()) {
-        data = request.data.isEmpty ? nil : String(decoding: (try? FCMMessage.encoder.encode(request.data)) ?? Data(), as: UTF8.self)
+        data = request.data.isEmpty ? nil : String(decoding: (try? HeraldJSON.encode(request.data)) ?? Data(), as: UTF8.self)
         notification = request.notification.map { Notification(title: $0.title, body: $0.body) }
         android = Android(
             collapseKey: request.collapseKey.flatMap(Int.init).flatMap { (-1...100).contains($0) ? $0 : nil },
             urgency: request.priority == .high ? "HIGH" : "NORMAL",
-            ttl: FCMMessage.remainingTTL(request, now: now).map { "\($0)s" },
+            ttl: request.remainingTTL(at: now).map { "\($0)s" },
             biTag: biTag ?? request.deliveryId,
             notification: request.notification == nil ? nil : AndroidNotification(
                 clickAction: ClickAction(type: 3), category: request.category, importance: request.category == nil ? nil : "NORMAL"))
@@ -85,7 +85,7 @@ public struct HMSMessage: Encodable, Sendable, Hashable {
             var validate_only: Bool?
             var message: HMSMessage
         }
-        return try FCMMessage.encoder.encode(Body(validate_only: validateOnly ? true : nil, message: self))
+        return try HeraldJSON.encode(Body(validate_only: validateOnly ? true : nil, message: self))
     }
 
     /// The bytes Push Kit counts against its limit: the message without its tokens, encoded

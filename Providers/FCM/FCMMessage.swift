@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import HeraldModel
 
@@ -62,7 +63,7 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         token = request.token
         data = request.data.isEmpty ? nil : request.data
         notification = request.notification.map { Notification(title: $0.title, body: $0.body) }
-        let ttl = Self.remainingTTL(request, now: now)
+        let ttl = request.remainingTTL(at: now)
         android = Android(
             collapseKey: request.collapseKey,
             priority: request.priority == .high ? "HIGH" : "NORMAL",
@@ -82,21 +83,6 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
         }
     }
 
-    /// Seconds left until the request expires (at least 0, at most FCM's four weeks), or the
-    /// request's TTL when it has no expiry, or nil for the provider default.
-    static func remainingTTL(_ request: DispatchRequest, now: Date) -> Int? {
-        if let expiresAt = request.expiresAt {
-            return Self.seconds(expiresAt.timeIntervalSince(now).rounded(.down))
-        }
-        return request.ttlSeconds.map { min(maximumTTL, max(0, $0)) }
-    }
-
-    /// `interval` as whole seconds from 0 to `maximumTTL`: a date however far off (or not a
-    /// number) cannot trap the conversion.
-    private static func seconds(_ interval: Double) -> Int {
-        guard interval > 0 else { return 0 }
-        return interval < Double(maximumTTL) ? Int(interval) : maximumTTL
-    }
 
     /// The HTTP body of `messages:send`, written directly (the dispatcher writes one per
     /// send); its bytes equal `encodedRequestBody(validateOnly:)`'s.
@@ -117,7 +103,7 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
             var validate_only: Bool?
             var message: FCMMessage
         }
-        return try Self.encoder.encode(Body(validate_only: validateOnly ? true : nil, message: self))
+        return try HeraldJSON.encode(Body(validate_only: validateOnly ? true : nil, message: self))
     }
 
     /// The message as the encoder writes it (sorted keys, optionals left out).
@@ -183,10 +169,4 @@ public struct FCMMessage: Encodable, Sendable, Hashable {
     public static func isReservedDataKey(_ key: String) -> Bool {
         reservedDataKeys.contains(key) || key.hasPrefix("google.") || key.hasPrefix("gcm.")
     }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }

@@ -256,22 +256,3 @@ public final class WebPushEmulator: ProviderEmulator {
         (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
     }
 }
-
-extension WebPushProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, any Sendable> {
-        [
-            "vapidPrivateKeyFile": "${sandboxDir}/webpush-vapid.pem",
-            "subject": "mailto:demo@herald.example",
-            "caFile": "${sandboxDir}/ca.pem",
-            "allowPrivateNetworks": true,
-        ]
-    }
-
-    public var demoHint: String? {
-        "curl -s -X POST ${sandbox}/webpush/subscriptions   # a browser's subscription: PUT it to /devices/{id} as {\"platform\":\"webpush\",\"subscription\":…}"
-    }
-
-    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
-        WebPushEmulator(context)
-    }
-}

@@ -231,21 +231,3 @@ public final class APNsEmulator: ProviderEmulator {
         return Hex.encode(bytes)
     }
 }
-
-extension APNsProvider: EmulatedProvider {
-    public var demoSettings: KeyValuePairs<String, any Sendable> {
-        [
-        "teamId": APNsEmulator.demoTeamId,
-        "keyId": APNsEmulator.demoKeyId,
-        "keyFile": "${sandboxDir}/apns-key.p8",
-        "topic": APNsEmulator.demoTopic,
-        "environment": "development",
-        "endpoint": "${sandboxURL}",
-        "caFile": "${sandboxDir}/ca.pem",
-    ]
-    }
-
-    public func makeEmulator(_ context: EmulatorContext) throws -> any ProviderEmulator {
-        try APNsEmulator(context)
-    }
-}
