@@ -88,7 +88,7 @@ let providerTestTargets: [Target] = providerModules.filter { folderExists("Tests
         name: "\(name)DispatcherTests",
         dependencies: [
             .target(name: name), "DispatchKit", "HTTPTransport", "ProviderSandbox", "ProviderEmulation", "HeraldModel",
-            "ServiceKit", "HeraldDomain", "Messaging", "HeraldCrypto", "HeraldTestSupport", "HeraldStackTestSupport",
+            "ServiceKit", "HeraldDomain", "Messaging", "HeraldCrypto", "HeraldTestSupport", "HeraldStackTestSupport", "StageTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -491,14 +491,26 @@ let package = Package(
             ],
             path: "Tests/HeraldTestSupport"
         ),
-        // What tests share, heavy: the provider sandbox in process (TestSandbox), a stage on
-        // the real broker (StageHarness), Web Push subscriptions and webhook verification.
+        // What a stage's tests share, light: a stage on the real broker (StageHarness), with no
+        // provider, sandbox or service linked, so a stateful service's tests build without them.
+        .target(
+            name: "StageTestSupport",
+            dependencies: [
+                "HeraldSources", "HeraldDomain", "HeraldModel", "Messaging", "ServiceKit", "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/StageTestSupport"
+        ),
+        // What tests share, heavy: the provider sandbox in process (TestSandbox), the whole stack
+        // as processes (HeraldStack), Web Push subscriptions and webhook verification.
         .target(
             name: "HeraldStackTestSupport",
             dependencies: [
                 "HeraldSources",
                 "HeraldTestSupport", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "ProviderSandbox", "HeraldProviders", "APNs",
                 "APNsEmulation", "HeraldEmulators",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -513,7 +525,7 @@ let package = Package(
             name: "HeraldDomainTests",
             dependencies: [
                 "HeraldSources",
-                "HeraldDomain", "HeraldProviders", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
+                "HeraldDomain", "HeraldProviders", "HeraldModel", "ServiceKit", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "StageTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -560,7 +572,7 @@ let package = Package(
             name: "EncryptionTests",
             dependencies: [
                 "HeraldSources",
-                "HeraldProviders", "Encryption", "HeraldCrypto", "FCM", "HMS", "APNs", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport",
+                "HeraldProviders", "Encryption", "HeraldCrypto", "FCM", "HMS", "APNs", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "StageTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -574,7 +586,7 @@ let package = Package(
             dependencies: [
                 "HeraldSources",
                 "DispatchKit", "Encryption", "HTTPTransport",
-                "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldControl",
+                "HeraldProviders", "Gateway", "Registration", "Preferences", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "StageTestSupport", "HeraldControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -588,7 +600,7 @@ let package = Package(
         .testTarget(
             name: "RegistrationTests",
             dependencies: [
-                "Registration", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldStorage",
+                "Registration", "HeraldModel", "HeraldCrypto", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "StageTestSupport", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -601,7 +613,7 @@ let package = Package(
         .testTarget(
             name: "PreferencesTests",
             dependencies: [
-                "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "HeraldStackTestSupport", "HeraldStorage",
+                "Preferences", "HeraldModel", "ServiceKit", "HeraldDomain", "Messaging", "HeraldTestSupport", "StageTestSupport", "HeraldStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -652,16 +664,27 @@ let package = Package(
             path: "Tests/ProviderSandboxTests",
             exclude: ["Interop"]
         ),
+        // Herald's executables as processes on the shared test broker, one test at a time (their
+        // suites nest in one serialized suite): the executables alone (Executables/), the pipeline
+        // end to end (EndToEnd/), under failure (Resilience/), each upstream's documented requests
+        // (Upstream/, Fixtures/ naming their source), the API as served (API/) and the operator's
+        // tools (Operator/).
         .testTarget(
-            name: "ServicesTests",
+            name: "StackTests",
             dependencies: [
                 "HeraldSources",
                 "HeraldProviders", "Messaging", "HeraldModel", "ServiceKit", "HeraldDomain", "HeraldTestSupport", "HeraldStackTestSupport", "ProviderSandbox", "Registration", "HeraldCrypto", "HTTPTransport", "HeraldClient", "Gateway", "HeraldServices",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            path: "Tests/ServicesTests",
-            exclude: ["Fixtures"]
+            path: "Tests/StackTests",
+            exclude: ["Upstream/Fixtures"]
+        ),
+        // The executables' table and the manifest: ports, and the deploy files generated from it.
+        .testTarget(
+            name: "HeraldServicesTests",
+            dependencies: ["HeraldServices", "HeraldTestSupport", "ProviderSandbox"],
+            path: "Tests/HeraldServicesTests"
         ),
         .executableTarget(
             name: "Sandbox",

@@ -12,6 +12,7 @@ import Encryption
 import ServiceKit
 import ServiceLifecycle
 import Testing
+import StageTestSupport
 
 /// herald-encryption's stage on the real broker, between private queues.
 struct EncryptionStageFixture {
@@ -24,7 +25,7 @@ struct EncryptionStageFixture {
     init() throws {
         harness = try StageHarness(
             "encryption", exchanges: ["dispatch": .direct, "outcomes": .topic],
-            queues: ["fcm": ("dispatch", "fcm"), "hms": ("dispatch", "hms"), "outcomes": ("outcomes", "#")])
+            queues: ["fcm": ("dispatch", "fcm"), "hms": ("dispatch", "hms"), "outcomes": ("outcomes", "#")], providers: .herald)
     }
 
     func publish(_ delivery: Delivery) async throws { try await harness.publish(delivery) }

@@ -12,6 +12,7 @@ import ServiceKit
 import ServiceLifecycle
 import Synchronization
 import Testing
+import StageTestSupport
 
 /// The FCM dispatcher's stage on the real broker and the sandbox, between private queues,
 /// with private delay tiers that dead-letter back to its private dispatch exchange.

@@ -11,6 +11,7 @@ import Encryption
 import Registration
 import ServiceKit
 import Testing
+import StageTestSupport
 
 /// A provider is a plug-in: the pigeon provider of this test target, added to Herald's
 /// registry here and named by no production file, is served the whole way.

@@ -10,6 +10,7 @@ import Messaging
 import ServiceKit
 import Testing
 import HMSEmulation
+import StageTestSupport
 
 /// Multicast against the sandbox: identical plain deliveries share requests of up to 1,000
 /// tokens; encrypted ones go one per request; each delivery gets its own result.
@@ -50,7 +51,7 @@ struct HMSMulticastTests {
         let sandbox = try await TestSandbox.start()
         let transport = sandbox.transport()
         let dispatcher = ProviderDispatcher<HMSClient>(platform: .hms, clients: ["demo": sandbox.hmsClient(transport: transport)])
-        let harness = try StageHarness("hms", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic], queues: ["outcomes": ("outcomes", "#")])
+        let harness = try StageHarness("hms", exchanges: ["retry": .direct, "control": .topic, "outcomes": .topic], queues: ["outcomes": ("outcomes", "#")], providers: .herald)
         let routes = DispatchStage.Routes(
             platform: .hms, input: harness.work.queue, retry: harness.exchanges["retry"]!, control: harness.exchanges["control"]!,
             outcomes: harness.exchanges["outcomes"]!, sent: QueueSpec("test.hms.sent.\(UUID().uuidString.prefix(8))", kind: .stream, maxAge: "1h"))

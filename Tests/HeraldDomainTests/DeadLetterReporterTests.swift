@@ -6,6 +6,7 @@ import HeraldStackTestSupport
 import Messaging
 import ServiceKit
 import Testing
+import StageTestSupport
 
 /// Accepted means delivered or reported: whatever is dead-lettered with deliveries in it
 /// ends with an outcome per delivery. Each test dead-letters through a private work queue

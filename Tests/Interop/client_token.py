@@ -1,5 +1,5 @@
 """Mints device-side client tokens with PyJWT, as a tenant's backend would, for the
-client-token tests (Tests/ServicesTests/ClientTokenTests.swift).
+client-token tests (Tests/StackTests/API/ClientTokenTests.swift).
 
 Request (a JSON file named by the first argument):
   {"tokens": [{"alg": "HS256" | "ES256" | "none", "key": <HS256 secret or ES256 private key PEM or null>,

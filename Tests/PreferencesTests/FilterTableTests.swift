@@ -2,7 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTestSupport
-import HeraldStackTestSupport
+import StageTestSupport
 import Preferences
 import ServiceKit
 import Testing

@@ -3,7 +3,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldStorage
 import HeraldTestSupport
-import HeraldStackTestSupport
+import StageTestSupport
 import Messaging
 import Preferences
 import ServiceKit

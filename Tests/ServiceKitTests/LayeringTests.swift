@@ -91,17 +91,20 @@ struct LayeringTests {
         }
     }
 
-    /// The targets the production `herald` (HeraldMultiCall) links, directly or through others.
-    static func linkedByHerald(_ targets: [String: Target]) -> Set<String> {
+    /// The targets `root` links, directly or through others.
+    static func linked(by root: String, _ targets: [String: Target]) -> Set<String> {
         var seen: Set<String> = []
-        var next = ["HeraldMultiCall"]
+        var next = [root]
         while let name = next.popLast() {
             guard seen.insert(name).inserted, let target = targets[name] else { continue }
             next += target.dependencies
         }
-        seen.remove("HeraldMultiCall")
+        seen.remove(root)
         return seen
     }
+
+    /// The targets the production `herald` (HeraldMultiCall) links.
+    static func linkedByHerald(_ targets: [String: Target]) -> Set<String> { linked(by: "HeraldMultiCall", targets) }
 
     @Test("the production herald links no tool and no test support: not the provider sandbox")
     func theProductionBinaryLinksNoTool() async throws {
@@ -122,5 +125,16 @@ struct LayeringTests {
             emulation.contains(name) || ["HeraldEmulators", "ProviderEmulation"].contains(name)
         }
         #expect(emulators.isEmpty, "herald links \(emulators.sorted())")
+    }
+
+    @Test("a stateful service's tests link no provider, emulator or sandbox: their stage harness is the light one")
+    func theStatefulServicesTestsStayLight() async throws {
+        let targets = try await Self.targets()
+        for suite in ["RegistrationTests", "PreferencesTests"] {
+            let heavy = Self.linked(by: suite, targets).filter { name in
+                targets[name].map { $0.folder == "Providers" } ?? false || ["ProviderSandbox", "HeraldStackTestSupport"].contains(name)
+            }
+            #expect(heavy.isEmpty, "\(suite) links \(heavy.sorted())")
+        }
     }
 }

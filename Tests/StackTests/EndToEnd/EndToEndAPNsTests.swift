@@ -32,7 +32,7 @@ extension ServiceProcesses {
             let bad = await stack.call("POST", "/smartid/devices", ["profileID": ["p-ios"], "OS": "iOS", "deviceID": "not-hex"])
             #expect(bad.status == 400 && "\(bad.json)".contains("deviceID"), "an iOS deviceID must be an APNs token: \(bad)")
             // Smart ID's documented registration, with Apple's example device token.
-            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/smartid-device-ios.json")
+            let fixture = UpstreamFixture.folder.appendingPathComponent("smartid-device-ios.json")
             let registration = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])["body"] as? [String: Any]
             let body = try #require(registration)
             let token = try #require(body["deviceID"] as? String)

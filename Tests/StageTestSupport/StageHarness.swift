@@ -2,7 +2,6 @@ import Foundation
 import HeraldDomain
 import HeraldSources
 import HeraldModel
-import HeraldProviders
 import Logging
 import Messaging
 import ServiceKit
@@ -11,14 +10,16 @@ import HeraldTestSupport
 
 /// A service's stage on the real broker, between private queues: an input work queue (with
 /// its dead-letter queue), output exchanges and queues bound to them, and a runtime whose
-/// publisher declares it all, and the apps file of `HERALD_CONFIG` for Herald's providers
-/// unless a test gives others. Names are unique per harness, so tests run side by side.
+/// publisher declares it all, and the apps file of `HERALD_CONFIG` for the providers a test
+/// gives (none by default: `.herald` for a stage that builds providers' payloads). Light: it
+/// links no provider, sandbox or service, so a stateful service's tests build without them.
+/// Names are unique per harness, so tests run side by side.
 public struct StageHarness: Sendable {
     public let work: WorkTopology
     public let exchanges: [String: ExchangeSpec]
     public let queues: [String: QueueSpec]
     public let runtime: ServiceRuntime
-    /// The apps file of the environment's `HERALD_CONFIG` (none: no apps) and the providers.
+    /// The apps file of the environment's `HERALD_CONFIG` (none: no apps) and the providers given.
     public let herald: HeraldConfiguration
     /// Everything the harness declares.
     public let topology: AMQPTopology
@@ -31,7 +32,7 @@ public struct StageHarness: Sendable {
     public init(
         _ label: String, exchanges: [String: ExchangeSpec.Kind], queues: [String: (exchange: String, key: String)],
         extra: (WorkTopology, [String: ExchangeSpec]) -> AMQPTopology = { _, _ in AMQPTopology() },
-        environment: [String: String] = [:], providers: ProviderRegistry = .herald
+        environment: [String: String] = [:], providers: ProviderRegistry = ProviderRegistry()
     ) throws {
         self.label = label
         self.providers = providers
