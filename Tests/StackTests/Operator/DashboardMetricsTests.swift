@@ -15,7 +15,7 @@ import FoundationNetworking
 extension ServiceProcesses {
     @Suite("The Grafana dashboard")
     struct DashboardMetricsTests {
-        static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        static let repository = PythonChecker.packageRoot
         /// RabbitMQ's per-queue metrics, as deploy/prometheus/prometheus.yml scrapes them.
         static let rabbitMQMetrics = TestBroker.metricsURL
 
