@@ -16,6 +16,8 @@ public struct EmailSource: SourceDescriptor {
             ingestSummary: "a Sudo email message received", bodySchema: Self.messagesSchema, makeEvent: EmailMessage.event)]
     }
 
+    public var stateRoutes: [SourceStateRoute] { [AddressKeyRegistration.route] }
+
     /// Sudo's iOS guide decodes every push in a notification service extension.
     public var iOSDecodesInExtension: Bool { true }
 

@@ -16,6 +16,8 @@ public struct EvernymSource: SourceDescriptor {
             ingestSummary: "Verity's forward", bodySchema: Self.notifySchema, makeEvent: EvernymNotify.event)]
     }
 
+    public var stateRoutes: [SourceStateRoute] { [EvernymSponsee.route] }
+
     /// A message goes to an `FCM:` com method that names no system: Android's handler gets the
     /// data alone, an iPhone the `evernym.message` alert.
     public func presentation(kind: String) -> PushPresentation {

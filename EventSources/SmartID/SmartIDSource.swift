@@ -15,6 +15,8 @@ public struct SmartIDSource: SourceDescriptor {
             ingestSummary: "a Smart ID push request", bodySchema: Self.pushSchema, makeEvent: SmartIDPush.event)]
     }
 
+    public var stateRoutes: [SourceStateRoute] { [SmartIDDevice.route] }
+
     /// A sign-in or signing request must reach a person: on iOS an alert (`smartid.auth`,
     /// `smartid.sign`, time-sensitive), never a background push, which Apple throttles and
     /// never delivers to a force-quit app; Push Kit files it under `ACCOUNT`.

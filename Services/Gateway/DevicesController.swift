@@ -2,9 +2,9 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 
-/// The endpoints that register and show devices (a device by its id, Smart ID's profiles,
-/// Evernym's sponsees, Sudo's address keys): each request validated here, the change made by
-/// Registration over RPC, every token in an answer masked.
+/// The endpoints that register and show devices, and sources' state routes (Smart ID's
+/// profiles, Evernym's sponsees, Sudo's address keys, each validated by its source): the
+/// change made by Registration over RPC, every token in an answer masked.
 struct DevicesController {
     let gateway: Gateway
 
@@ -24,32 +24,30 @@ struct DevicesController {
         return try Gateway.json(200, page)
     }
 
-    func smartIDDevices(_ call: Gateway.Call) async throws -> Gateway.Reply {
-        let body = try call.fields()
-        // The profiles of profileID (one or a list) and profileIDs together, each trimmed of
-        // surrounding white space, as a push's pushId is.
-        var profiles: [String] = []
-        if body.has("profileID") {
-            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceEventIds.trimmedId(body, "profileID")]
-        }
-        if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
-        profiles = try Self.trimmed(profiles, field: "profileID")
-        guard !profiles.isEmpty else { throw GatewayError.invalid("profileID", "is required (or profileIDs)") }
-        let os: DeviceOS = try body.oneOf("OS", ["iOS", "Android"]) == "iOS" ? .ios : .android
-        // "For iOS: device token; For Android: device registration token": an APNs token
-        // when the app has APNs settings, else FCM's. The token is also the device's id.
-        let platform = try unnamedTokenPlatform(os: os, app: call.app, field: "deviceID")
-        let token = try body.string("deviceID", maxLength: TextLimits.identifier)
-        try refuseUnservedToken(token, os: os, platform: platform, app: call.app, field: "deviceID")
-        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[call.app]) { throw GatewayError.refused("deviceID", problem) }
-        return try await gateway.registry(call.acting(.registerSmartIDDevice(app: call.app, token: token, os: os, platform: platform, profileIds: profiles)), status: 200)
+    /// A source's state route: its change made from the request, kept by Registration (a
+    /// client token's within what its user may touch).
+    func sourceState(_ route: SourceStateRoute, _ call: Gateway.Call) async throws -> Gateway.Reply {
+        let app = gateway.apps.apps[call.app]
+        var parameters: [String: String] = [:]
+        for name in route.parameters { parameters[name] = try call.parameter(name) }
+        let providers = gateway.providers
+        let request = SourceStateRequest(
+            body: try call.fields(), parameters: parameters, app: call.app, appConfiguration: app, clientUserId: call.caller.client?.userId,
+            deviceTokenPlatform: { [self] token, os, field throws(GatewayError) in try unnamedTokenPlatform(token, os: os, app: call.app, field: field) },
+            comMethod: { providers.comMethodToken($0, app: app) },
+            comMethodForms: providers.devicePlatforms.filter { providers.serves($0, app: app) }.map { "\($0.rawValue.uppercased()):<token>" })
+        let change = try route.makeChange(request)
+        return try await gateway.registry(call.acting(.changeSourceState(app: call.app, change: change)), status: 200)
     }
 
-    /// Ids without the white space around them (`SourceEventIds.trimmedId` each).
-    static func trimmed(_ ids: [String], field: String) throws(GatewayError) -> [String] {
-        var result: [String] = []
-        for (index, id) in ids.enumerated() { result.append(try SourceEventIds.trimmedId(id, field: "\(field)[\(index)]")) }
-        return result
+    /// The platform of `token` handed over without one, checked as a registration's token is:
+    /// one another provider recognises where the app has no account for it, or one its
+    /// provider refuses, is refused naming `field`.
+    private func unnamedTokenPlatform(_ token: String, os: DeviceOS, app: String, field: String) throws(GatewayError) -> Platform {
+        let platform = try unnamedTokenPlatform(os: os, app: app, field: field)
+        try refuseUnservedToken(token, os: os, platform: platform, app: app, field: field)
+        if let problem = gateway.providers.tokenProblem(token, platform: platform, app: gateway.apps.apps[app]) { throw GatewayError.refused(field, problem) }
+        return platform
     }
 
     /// A token handed over without a platform that another provider recognises by its form
@@ -71,35 +69,6 @@ struct DevicesController {
             throw GatewayError.invalid(field, "names no platform, and no provider here takes a token without one; name the platform")
         }
         return platform
-    }
-
-    func evernymSponsee(_ call: Gateway.Call) async throws -> Gateway.Reply {
-        let body = try call.fields()
-        // The SDK's com-method object names its sponsee too; the path's is the one.
-        let id = try call.parameter("id")
-        if body.has("id"), try body.string("id", maxLength: 256) != id { throw GatewayError.invalid("id", "must match the path's sponsee id") }
-        let type = try body.int("type")
-        guard type == 3 || type == 4 else { throw GatewayError.invalid("type", "must be 3 or 4") }
-        let value = try body.string("value")
-        // Both types are pushed (3: Verity forwards to Herald, the sponsor, which pushes; 4:
-        // Verity pushes itself, and a forward that reaches Herald anyway is pushed too): the
-        // value must be a com method Herald can push to, unless the app forwards everything
-        // to its own server (webhook mode), which gets the value as it is.
-        let app = gateway.apps.apps[call.app]
-        if app?.delivery.mode != .webhook, gateway.providers.comMethodToken(value, app: app) == nil {
-            let accepted = gateway.providers.devicePlatforms.filter { gateway.providers.serves($0, app: app) }.map { "\($0.rawValue.uppercased()):<token>" }
-            throw GatewayError.invalid("value", "must be a com method Herald can push to for this app (\(accepted.isEmpty ? "none: the app has no provider account" : accepted.joined(separator: ", "))); forwarding to the sponsor's own server is the app's webhook delivery mode")
-        }
-        return try await gateway.registry(.setSponsee(app: call.app, sponseeId: id, type: type, value: value), status: 200)
-    }
-
-    func emailAddressKey(_ call: Gateway.Call) async throws -> Gateway.Reply {
-        let body = try call.fields()
-        // A client token's key is its user's: the owner is the token's `sub` unless the body names one.
-        return try await gateway.registry(call.acting(.setAddressKey(
-            app: call.app, emailAddressId: try call.parameter("id"), keyId: try body.string("keyId", maxLength: 256),
-            publicKey: try body.string("publicKey", maxLength: 16 * 1024), ownerUserId: try body.optionalString("owner", maxLength: 256) ?? call.caller.client?.userId,
-            deviceId: try body.optionalString("deviceId", maxLength: TextLimits.identifier))), status: 200)
     }
 
     func putDevice(_ call: Gateway.Call) async throws -> Gateway.Reply {
@@ -126,7 +95,7 @@ struct DevicesController {
             deviceId: try call.parameter("deviceId"), platform: platform, token: token,
             // A client token's device is its user's: the token's `sub` unless the body names a user.
             os: os, userId: try body.optionalString("userId", maxLength: 256) ?? call.caller.client?.userId,
-            pushIds: body.has("pushIds") ? try Self.trimmed(try body.strings("pushIds", allowEmpty: true), field: "pushIds") : [],
+            pushIds: body.has("pushIds") ? try SourceEventIds.trimmedIds(try body.strings("pushIds", allowEmpty: true), field: "pushIds") : [],
             locale: try body.optionalString("locale", maxLength: 35), key: key)
         return try await gateway.registry(call.acting(.registerDevice(app: call.app, registration: registration)), status: 200)
     }

@@ -5,7 +5,8 @@ import ServiceKit
 /// and its `Route`: method, path (Hummingbird's `:name` parameters, under `/v1/apps/:app`), the
 /// scope an API key needs, what a device's client token may do there, and the handler that
 /// answers it (a method of the controller of its concern). Herald's own endpoints are the
-/// constants here; each source's routes (`SourceRoute`) are endpoints too (`all(_:)`). The
+/// constants here; each source's routes (`SourceRoute`, `SourceStateRoute`) are endpoints too
+/// (`all(_:)`). The
 /// router and the OpenAPI test both read that list.
 public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// The OpenAPI `operationId`.
@@ -60,9 +61,6 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let getStats = Endpoint("getStats", Route(.get, "/stats", .events, .refused) { try await EventsController(gateway: $0).getStats($1) })
     public static let listDevices = Endpoint("listDevices", Route(.get, "/devices", .devices, .refused) { try await DevicesController(gateway: $0).listDevices($1) })
     public static let listUserDevices = Endpoint("listUserDevices", Route(.get, "/users/:userId/devices", .devices, .ownUser) { try await DevicesController(gateway: $0).listUserDevices($1) })
-    public static let smartIDDevices = Endpoint("smartIDDevices", Route(.post, "/smartid/devices", .devices, .ownDevices) { try await DevicesController(gateway: $0).smartIDDevices($1) })
-    public static let evernymSponsee = Endpoint("evernymSponsee", Route(.put, "/evernym/sponsees/:id", .devices, .refused) { try await DevicesController(gateway: $0).evernymSponsee($1) })
-    public static let emailAddressKey = Endpoint("emailAddressKey", Route(.put, "/email/addresses/:id/key", .devices, .ownDevices) { try await DevicesController(gateway: $0).emailAddressKey($1) })
     public static let putDevice = Endpoint("putDevice", Route(.put, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).putDevice($1) })
     public static let getDevice = Endpoint("getDevice", Route(.get, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).getDevice($1) })
     public static let deleteDevice = Endpoint("deleteDevice", Route(.delete, "/devices/:deviceId", .devices, .ownDevices) { try await DevicesController(gateway: $0).deleteDevice($1) })
@@ -84,12 +82,21 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Herald's own endpoints, besides the sources'.
     public static let own: [Endpoint] = [
-        .getEvent, .listEvents, .getStats, .listDevices, .listUserDevices, .smartIDDevices, .evernymSponsee, .emailAddressKey, .putDevice, .getDevice, .deleteDevice, .unregisterDevice, .getConfiguration, .putConfiguration, .getUserPreferences, .putUserPreferences, .getChannelPreferences, .putChannelPreferences, .getSettings, .putSettings, .listIngestURLs, .createIngestURL, .rotateIngestURL, .revokeIngestURL, .revokeIngestSecret, .getProviderResource,
+        .getEvent, .listEvents, .getStats, .listDevices, .listUserDevices, .putDevice, .getDevice, .deleteDevice, .unregisterDevice, .getConfiguration, .putConfiguration, .getUserPreferences, .putUserPreferences, .getChannelPreferences, .putChannelPreferences, .getSettings, .putSettings, .listIngestURLs, .createIngestURL, .rotateIngestURL, .revokeIngestURL, .revokeIngestSecret, .getProviderResource,
     ]
 
-    /// Every endpoint of a gateway serving `sources`: each source's routes, then Herald's own.
+    /// A source's state route: the devices scope, a client token where the route takes
+    /// them, its body made a change by the source and kept by Registration.
+    public init(state route: SourceStateRoute) {
+        self.init(route.operation, Route(Method(rawValue: route.method.rawValue)!, route.path, .devices, route.takesClientTokens ? .ownDevices : .refused) {
+            try await DevicesController(gateway: $0).sourceState(route, $1)
+        })
+    }
+
+    /// Every endpoint of a gateway serving `sources`: each source's routes (of events, then
+    /// of state), then Herald's own.
     public static func all(_ sources: SourceRegistry) -> [Endpoint] {
-        sources.routes.map(Endpoint.init(source:)) + own
+        sources.routes.map(Endpoint.init(source:)) + sources.stateRoutes.map(Endpoint.init(state:)) + own
     }
 
     public var method: String { route.method.rawValue }

@@ -6,7 +6,8 @@ import HeraldSources
 
 /// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
 /// provider and source registries: each executable with its ports and queues, each provider
-/// with its registration rules, each source with its routes (their OpenAPI operations).
+/// with its registration rules, each source with its routes of events and of state (their
+/// OpenAPI operations).
 /// `herald providers --manifest` prints it as JSON; the deploy files (compose.yaml, Prometheus,
 /// Helm) and the scripts that start the stack are generated from it, with the sandbox's
 /// emulators (`herald-sandbox --manifest`, which `herald` does not link) merged in, so a new
@@ -49,6 +50,12 @@ public enum HeraldManifest {
                         "operation": route.operation, "path": route.path, "summary": route.summary, "ingestSummary": route.ingestSummary,
                         "ingestSource": route.ingestSource, "bodySchema": route.bodySchema, "takesIdempotencyKey": route.takesIdempotencyKey,
                         "bodyLimit": route.bodyLimit.map { ["bytes": $0.bytes, "variable": $0.variable] as [String: Any] } as Any? ?? NSNull(),
+                    ] as [String: Any]
+                },
+                "stateRoutes": source.stateRoutes.map { route in
+                    [
+                        "operation": route.operation, "method": route.method.rawValue, "path": route.openAPIPath, "parameters": route.parameters,
+                        "summary": route.summary, "bodySchema": route.bodySchema, "reply": route.reply, "takesClientTokens": route.takesClientTokens,
                     ] as [String: Any]
                 },
             ]

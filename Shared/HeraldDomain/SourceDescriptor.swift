@@ -4,8 +4,8 @@ import HeraldModel
 /// What Herald knows of an upstream integration, declared once by its module under
 /// EventSources/: the source name its events carry, the routes an upstream posts to and how
 /// each body becomes a `NotificationEvent`, how its pushes are presented, its built-in
-/// templates and default TTLs, a sample event, and what an app's kit must know to decode its
-/// pushes. The list of sources a deployment serves is a `SourceRegistry`.
+/// templates and default TTLs, a sample event, the routes that keep its state, and what an
+/// app's kit must know to decode its pushes. The list of sources a deployment serves is a `SourceRegistry`.
 public protocol SourceDescriptor: Sendable {
     /// The name its events carry (`herald.event.v1`'s `source`, the first part of the routing key).
     var source: EventSource { get }
@@ -13,6 +13,9 @@ public protocol SourceDescriptor: Sendable {
     var displayName: String { get }
     /// The routes that take the upstream's events, below `/v1/apps/{app}` (and at an ingest URL).
     var routes: [SourceRoute] { get }
+    /// The routes that keep the source's state in Registration (devices under profile ids,
+    /// sponsees, address keys), below `/v1/apps/{app}`.
+    var stateRoutes: [SourceStateRoute] { get }
     /// How a push of `kind` is presented on the devices (alert an iPhone must show, priority,
     /// sound, Push Kit's category).
     func presentation(kind: String) -> PushPresentation
@@ -33,6 +36,7 @@ public protocol SourceDescriptor: Sendable {
 }
 
 extension SourceDescriptor {
+    public var stateRoutes: [SourceStateRoute] { [] }
     public func presentation(kind: String) -> PushPresentation { PushPresentation() }
     public var templates: [String: AppConfiguration.Template] { [:] }
     public var defaultTTLs: [String: Int] { [:] }

@@ -31,6 +31,13 @@ public enum SourceEventIds {
         return trimmed
     }
 
+    /// Ids without the white space around them (`trimmedId` each, `field[index]` in the error).
+    public static func trimmedIds(_ ids: [String], field: String) throws(GatewayError) -> [String] {
+        var result: [String] = []
+        for (index, id) in ids.enumerated() { result.append(try trimmedId(id, field: "\(field)[\(index)]")) }
+        return result
+    }
+
     /// The event id for `id` from `source`.
     public static func eventId(_ source: EventSource, _ id: String) -> String {
         "\(source.rawValue):\(id)"

@@ -8,14 +8,15 @@ public struct SourceRegistry: Sendable {
     public let sources: [any SourceDescriptor]
     private let bySource: [EventSource: any SourceDescriptor]
 
-    /// `sources` in order; a source named twice, or two routes at one path, is a programming error.
+    /// `sources` in order; a source named twice, or two routes (of events or of state) at one
+    /// path, is a programming error.
     public init(_ sources: [any SourceDescriptor] = []) {
         var bySource: [EventSource: any SourceDescriptor] = [:]
         var paths: Set<String> = []
         for source in sources {
             precondition(bySource[source.source] == nil, "two sources named \(source.source)")
             bySource[source.source] = source
-            for route in source.routes { precondition(paths.insert(route.path).inserted, "two routes at \(route.path)") }
+            for path in source.routes.map(\.path) + source.stateRoutes.map(\.path) { precondition(paths.insert(path).inserted, "two routes at \(path)") }
         }
         self.sources = sources
         self.bySource = bySource
@@ -34,6 +35,9 @@ public struct SourceRegistry: Sendable {
 
     /// Every route that takes events, in the registry's order.
     public var routes: [SourceRoute] { sources.flatMap(\.routes) }
+
+    /// Every route that keeps a source's state, in the registry's order.
+    public var stateRoutes: [SourceStateRoute] { sources.flatMap(\.stateRoutes) }
 
     /// How a push of `source` and `kind` is presented; a source this deployment does not serve
     /// (an event published straight to the queue) is presented plainly.

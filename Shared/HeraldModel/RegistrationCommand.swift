@@ -12,16 +12,9 @@ public indirect enum RegistrationCommand: Codable, Sendable, Hashable {
     /// With a user id, removes the device only if it belongs to that user; with a push token
     /// (a signed-out app's proof that the device is its own), only if the device holds it.
     case unregisterDevice(app: String, deviceId: String, userId: String?, token: String? = nil)
-    /// Smart ID: the device token (its `deviceID`) listens to exactly these profile ids;
-    /// the gateway says which provider's token it is (`fcm`, or `apns` for an iOS device of
-    /// an app with APNs settings).
-    case registerSmartIDDevice(app: String, token: String, os: DeviceOS, platform: Platform, profileIds: [String])
-    /// The RSA public key of an email address (SPKI PEM or base64 DER) and the user who owns
-    /// it; with `deviceId`, the key of that device alone (each device of the owner keeps its
-    /// own private key), else the address's key for the owner's devices without their own.
-    case setAddressKey(app: String, emailAddressId: String, keyId: String, publicKey: String, ownerUserId: String?, deviceId: String? = nil)
-    /// An Evernym sponsee's com method: type 4 pushes to `FCM:<token>`, type 3 forwards to the sponsor.
-    case setSponsee(app: String, sponseeId: String, type: Int, value: String)
+    /// A change to a source's state (Smart ID's profile devices, Evernym's sponsees, email
+    /// addresses' keys), made by the source's state route.
+    case changeSourceState(app: String, change: SourceStateChange)
     /// What became of an event's deliveries.
     case eventStatus(app: String, eventId: String)
     /// A page of the app's events, most recent first.
@@ -49,7 +42,7 @@ public indirect enum RegistrationCommand: Codable, Sendable, Hashable {
     public var app: String {
         switch self {
         case .registerDevice(let app, _), .getDevice(let app, _), .unregisterDevice(let app, _, _, _),
-             .registerSmartIDDevice(let app, _, _, _, _), .setAddressKey(let app, _, _, _, _, _), .setSponsee(let app, _, _, _),
+             .changeSourceState(let app, _),
              .eventStatus(let app, _), .listEvents(let app, _), .listDevices(let app, _), .stats(let app, _, _):
             return app
         case .addIngestSecret(let app, _, _, _, _), .revokeIngestSecret(let app, _, _), .listIngestURLs(let app):

@@ -76,6 +76,8 @@ enum ContractSamples {
         deviceId: "device-1", platform: .fcm, token: "fcm-token-1", os: .ios, userId: "user-1", pushIds: ["profile-1"], locale: "et-EE",
         key: DeviceKey(keyId: "key-1", p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", auth: "BTBZMqHH6r4Tts7J_aSIgg")))
 
+    static let sourceStateCommand = RegistrationCommand.changeSourceState(app: "sponsor", change: .sponsee(sponseeId: "sponsee-1", type: 4, value: "FCM:fcm-token-1"))
+
     static let eventStatusCommand = RegistrationCommand.eventStatus(app: "demo", eventId: "msg-7f3a")
     static let eventStatusReply = RegistrationReply(event: EventStatus(eventId: "msg-7f3a", resolved: true, deliveries: [
         DeliveryStatus(deliveryId: delivery.deliveryId, status: .delivered, at: occurredAt.addingTimeInterval(2), updates: 2),

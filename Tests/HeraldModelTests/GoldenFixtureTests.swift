@@ -26,6 +26,7 @@ struct GoldenFixtureTests {
     @Test func preferenceCommand() throws { try check(ContractSamples.preferenceCommand, fixture: "preference-command.v1.json") }
     @Test func registrationCommand() throws { try check(ContractSamples.registrationCommand, fixture: "registration-command.v1.json") }
     @Test func registrationReply() throws { try check(ContractSamples.registrationReply, fixture: "registration-reply.v1.json") }
+    @Test func sourceStateCommand() throws { try check(ContractSamples.sourceStateCommand, fixture: "registration-command.v1.source-state.json") }
     @Test func eventStatusCommand() throws { try check(ContractSamples.eventStatusCommand, fixture: "registration-command.v1.event-status.json") }
     @Test func eventStatusReply() throws { try check(ContractSamples.eventStatusReply, fixture: "registration-reply.v1.event-status.json") }
     @Test func preferenceReply() throws { try check(ContractSamples.preferenceReply, fixture: "preference-reply.v1.json") }

@@ -22,7 +22,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         _ = try await commands.run(.registerDevice(app: "a", registration: S.device("victim-phone", user: "victim", token: "victim-token")))
-        _ = try await commands.run(.registerSmartIDDevice(app: "a", token: "victim-sid", os: .android, platform: .fcm, profileIds: ["victim-profile"]))
+        _ = try await commands.run(.changeSourceState(app: "a", change: .pushIdDevice(token: "victim-sid", os: .android, platform: .fcm, pushIds: ["victim-profile"])))
         let mallory = ClientIdentity(userId: "mallory", pushIds: ["mallory-profile"])
         func acting(_ command: RegistrationCommand) async -> Bool { await Self.refused { try await commands.run(.actingFor(identity: mallory, command: command)) } }
 
@@ -36,8 +36,8 @@ import Testing
         // Its own: a new device, the same device again with a new token, its Smart ID profile.
         _ = try await commands.run(.actingFor(identity: mallory, command: .registerDevice(app: "a", registration: S.device("mallory-phone", user: "mallory"))))
         _ = try await commands.run(.actingFor(identity: mallory, command: .registerDevice(app: "a", registration: S.device("mallory-phone", user: "mallory", token: "new-token"))))
-        _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "mallory-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
-        _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "mallory-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
+        _ = try await commands.run(.actingFor(identity: mallory, command: .changeSourceState(app: "a", change: .pushIdDevice(token: "mallory-sid", os: .android, platform: .fcm, pushIds: ["mallory-profile"]))))
+        _ = try await commands.run(.actingFor(identity: mallory, command: .changeSourceState(app: "a", change: .pushIdDevice(token: "mallory-sid", os: .android, platform: .fcm, pushIds: ["mallory-profile"]))))
         #expect(try await store.device(app: "a", deviceId: "mallory-phone")?.registration.token == "new-token")
 
         // "Last write wins": the push token the phone holds proves it is in this user's hands
@@ -45,7 +45,7 @@ import Testing
         _ = try await commands.run(.actingFor(identity: mallory, command: .registerDevice(app: "a", registration: S.device("handed-over", user: "mallory", token: "victim-token"))))
         #expect(try await store.device(app: "a", deviceId: "victim-phone") == nil)
         #expect(try await store.device(app: "a", deviceId: "handed-over")?.registration.userId == "mallory")
-        _ = try await commands.run(.actingFor(identity: mallory, command: .registerSmartIDDevice(app: "a", token: "victim-sid", os: .android, platform: .fcm, profileIds: ["mallory-profile"])))
+        _ = try await commands.run(.actingFor(identity: mallory, command: .changeSourceState(app: "a", change: .pushIdDevice(token: "victim-sid", os: .android, platform: .fcm, pushIds: ["mallory-profile"]))))
         #expect(try await store.device(app: "a", deviceId: "victim-sid")?.registration.pushIds == ["mallory-profile"])
     }
 }

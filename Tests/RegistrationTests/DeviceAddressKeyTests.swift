@@ -29,11 +29,11 @@ import Testing
         for device in ["phone", "tablet", "laptop"] {
             _ = try await commands.run(.registerDevice(app: "mail", registration: S.device(device, user: "u1")))
         }
-        _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "phone-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "phone"))
-        _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "tablet-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "tablet"))
+        _ = try await commands.run(.changeSourceState(app: "mail", change: .addressKey(emailAddressId: "addr-1", keyId: "phone-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "phone")))
+        _ = try await commands.run(.changeSourceState(app: "mail", change: .addressKey(emailAddressId: "addr-1", keyId: "tablet-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "tablet")))
         let resolver = AudienceResolver(store: store)
         #expect(Self.keys(try await resolver.devices(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": nil])
-        _ = try await commands.run(.setAddressKey(app: "mail", emailAddressId: "addr-1", keyId: "address-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1"))
+        _ = try await commands.run(.changeSourceState(app: "mail", change: .addressKey(emailAddressId: "addr-1", keyId: "address-key", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: nil)))
         #expect(Self.keys(try await resolver.devices(of: Self.event())) == ["phone": "phone-key", "tablet": "tablet-key", "laptop": "address-key"])
         // The phone's key goes with the phone; registered again, it gets the address's.
         _ = try await commands.run(.unregisterDevice(app: "mail", deviceId: "phone", userId: nil))
@@ -45,8 +45,7 @@ import Testing
     func aDevicesKeyNeedsTheDeviceRegisteredFirst(_ backend: StoreBackend) async throws {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
-        await #expect { _ = try await RegistrationCommands(store: store).run(.setAddressKey(
-            app: "mail", emailAddressId: "addr-1", keyId: "k", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "unknown")) } throws: {
+        await #expect { _ = try await RegistrationCommands(store: store).run(.changeSourceState(app: "mail", change: .addressKey(emailAddressId: "addr-1", keyId: "k", publicKey: S.rsaPublicKeyPEM, ownerUserId: "u1", deviceId: "unknown"))) } throws: {
             ($0 as? CommandError)?.status == 404 && ($0 as? CommandError)?.detail.contains("deviceId") == true
         }
     }

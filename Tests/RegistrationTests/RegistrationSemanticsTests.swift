@@ -74,8 +74,8 @@ struct RegistrationSemanticsTests {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
-        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, platform: .fcm, profileIds: ["p1", "p2"]))
-        _ = try await commands.run(.registerSmartIDDevice(app: "sid", token: "fcm-token-1", os: .ios, platform: .fcm, profileIds: ["p2", "p3"]))
+        _ = try await commands.run(.changeSourceState(app: "sid", change: .pushIdDevice(token: "fcm-token-1", os: .ios, platform: .fcm, pushIds: ["p1", "p2"])))
+        _ = try await commands.run(.changeSourceState(app: "sid", change: .pushIdDevice(token: "fcm-token-1", os: .ios, platform: .fcm, pushIds: ["p2", "p3"])))
         #expect(try await store.targets(app: "sid", pushIds: ["p1"]).isEmpty)
         #expect(try await store.targets(app: "sid", pushIds: ["p3"]).map(\.id) == ["fcm-token-1"])
         #expect(try await store.device(app: "sid", deviceId: "fcm-token-1")?.registration.pushIds == ["p2", "p3"])
@@ -89,7 +89,7 @@ struct RegistrationSemanticsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
         let value = "FCM:\u{1F3FB}token"
-        let reply = try await commands.run(.setSponsee(app: "a", sponseeId: "s1", type: 4, value: value))
+        let reply = try await commands.run(.changeSourceState(app: "a", change: .sponsee(sponseeId: "s1", type: 4, value: value)))
         #expect(reply.sponsee?.value == value)
         let target = AudienceResolver.target(Sponsee(sponseeId: "s1", type: 4, value: value), forwardsAll: false)
         #expect(target?.platform == .fcm && target?.token == "\u{1F3FB}token", "\(String(describing: target))")
@@ -112,11 +112,11 @@ struct RegistrationSemanticsTests {
             ($0 as? CommandError)?.detail.contains("key.auth") == true
         }
         let small = try _RSA.Encryption.PrivateKey(unsafeKeySize: .init(bitCount: 1024)).publicKey.pemRepresentation
-        await #expect { _ = try await commands.run(.setAddressKey(app: "a", emailAddressId: "e1", keyId: "k", publicKey: small, ownerUserId: "u1")) } throws: {
+        await #expect { _ = try await commands.run(.changeSourceState(app: "a", change: .addressKey(emailAddressId: "e1", keyId: "k", publicKey: small, ownerUserId: "u1", deviceId: nil))) } throws: {
             ($0 as? CommandError)?.code == "invalid-key" && ($0 as? CommandError)?.detail.contains("1024") == true
         }
         let good = try _RSA.Encryption.PrivateKey(keySize: .bits2048).publicKey
-        let stored = try await commands.run(.setAddressKey(app: "a", emailAddressId: "e1", keyId: "k", publicKey: good.pemRepresentation, ownerUserId: "u1")).addressKey
+        let stored = try await commands.run(.changeSourceState(app: "a", change: .addressKey(emailAddressId: "e1", keyId: "k", publicKey: good.pemRepresentation, ownerUserId: "u1", deviceId: nil))).addressKey
         #expect(stored?.publicKey == good.derRepresentation.base64EncodedString())
         #expect(try await store.device(app: "a", deviceId: "d1") == nil, "nothing was stored for a refused key")
     }
@@ -126,11 +126,11 @@ struct RegistrationSemanticsTests {
         let (store, directory) = try await S.store(backend)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands = RegistrationCommands(store: store)
-        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 5, value: "x")) }
-        await #expect(throws: CommandError.self) { _ = try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: 4, value: "")) }
+        await #expect(throws: CommandError.self) { _ = try await commands.run(.changeSourceState(app: "v", change: .sponsee(sponseeId: "s1", type: 5, value: "x"))) }
+        await #expect(throws: CommandError.self) { _ = try await commands.run(.changeSourceState(app: "v", change: .sponsee(sponseeId: "s1", type: 4, value: ""))) }
         // Which com methods the app can be pushed to is the gateway's to check (it knows the apps file).
         for type in [3, 4] {
-            #expect(try await commands.run(.setSponsee(app: "v", sponseeId: "s1", type: type, value: "FCM:tok")).sponsee == Sponsee(sponseeId: "s1", type: type, value: "FCM:tok"))
+            #expect(try await commands.run(.changeSourceState(app: "v", change: .sponsee(sponseeId: "s1", type: type, value: "FCM:tok"))).sponsee == Sponsee(sponseeId: "s1", type: type, value: "FCM:tok"))
         }
     }
 

@@ -222,9 +222,6 @@ final class ObservedClaims: AudienceStore, EventClaimStore, EventLogStore {
     init(_ store: any RegistrationStore) { self.store = store }
 
     func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory { try await store.lookUp(lookup) }
-    func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey {
-        try await store.setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, deviceId: deviceId, now: now)
-    }
     func claim(_ events: [EventKey], now: Date) async throws -> [EventClaim] {
         asked.withLock { $0.formUnion(events) }
         if failOnce.withLock({ failing in

@@ -6,17 +6,9 @@ import HeraldModel
 public protocol AudienceStore: Sendable {
     /// Everything a batch of events' audiences need, in as few queries as the store can.
     func lookUp(_ lookup: AudienceLookup) async throws -> AudienceDirectory
-    /// Stores an email address's key: with `deviceId`, that device's own (one key per address
-    /// and device); else the address's, for the owner's devices without one.
-    func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey
 }
 
 extension AudienceStore {
-    @discardableResult
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String? = nil) async throws -> AddressKey {
-        try await setAddressKey(app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: publicKeyDER, ownerUserId: ownerUserId, deviceId: deviceId, now: Date())
-    }
-
     /// The delivery targets of the users' devices.
     public func targets(app: String, users: [String]) async throws -> [DeviceTarget] {
         var lookup = AudienceLookup()

@@ -4,7 +4,7 @@ import HeraldStorage
 import Logging
 import PostgresNIO
 
-/// The store as a `AudienceStore`: resolving an event's audience in batches, and the email-address keys.
+/// The store as an `AudienceStore`: resolving an event's audience in batches.
 extension PostgresRegistrationStore {
     /// Answers a batch's lookup on one connection: per app, the address keys (their owners
     /// join the users), the users' devices and sponsees, the push ids' device ids, then the
@@ -80,24 +80,5 @@ extension PostgresRegistrationStore {
                 userId: userId, locale: locale, key: keyId.map { DeviceKey(keyId: $0, p256dh: p256dh ?? "", auth: auth ?? "") }))
         }
         return targets
-    }
-
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey {
-        if let deviceId {
-            try await database.query("""
-                INSERT INTO deviceAddressKeys (app, emailAddressId, deviceId, keyId, publicKey, ownerUserId, updatedAt)
-                VALUES (\(app), \(emailAddressId), \(deviceId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
-                ON CONFLICT (app, emailAddressId, deviceId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
-                    ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
-                """, logger: logger)
-            return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
-        }
-        try await database.query("""
-            INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt)
-            VALUES (\(app), \(emailAddressId), \(keyId), \(publicKeyDER), \(ownerUserId), \(now))
-            ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
-                ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
-            """, logger: logger)
-        return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
     }
 }

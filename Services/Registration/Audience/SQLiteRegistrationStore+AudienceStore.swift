@@ -3,7 +3,7 @@ import GRDB
 import HeraldModel
 import HeraldStorage
 
-/// The store as a `AudienceStore`: resolving an event's audience in batches, and the email-address keys.
+/// The store as an `AudienceStore`: resolving an event's audience in batches.
 extension SQLiteRegistrationStore {
     /// Answers a batch's lookup on one read transaction: address keys first (their owners
     /// join the users), then the users' devices and sponsees, the push ids' devices, and the
@@ -102,25 +102,5 @@ extension SQLiteRegistrationStore {
             }
         }
         return records
-    }
-
-    @discardableResult
-    public func setAddressKey(app: String, emailAddressId: String, keyId: String, publicKeyDER: String, ownerUserId: String?, deviceId: String?, now: Date) async throws -> AddressKey {
-        try await database.durableWrite { db in
-            if let deviceId {
-                try db.execute(sql: """
-                    INSERT INTO deviceAddressKeys (app, emailAddressId, deviceId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (app, emailAddressId, deviceId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
-                        ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
-                    """, arguments: [app, emailAddressId, deviceId, keyId, publicKeyDER, ownerUserId, now])
-                return
-            }
-            try db.execute(sql: """
-                INSERT INTO addressKeys (app, emailAddressId, keyId, publicKey, ownerUserId, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (app, emailAddressId) DO UPDATE SET keyId = excluded.keyId, publicKey = excluded.publicKey,
-                    ownerUserId = excluded.ownerUserId, updatedAt = excluded.updatedAt
-                """, arguments: [app, emailAddressId, keyId, publicKeyDER, ownerUserId, now])
-        }
-        return AddressKey(emailAddressId: emailAddressId, keyId: keyId, publicKey: publicKeyDER)
     }
 }

@@ -47,31 +47,8 @@ public struct RegistrationCommands: Sendable {
             // like"): a device already gone is success with removed: false, as is one another
             // user holds ("no action is taken otherwise").
             return RegistrationReply(removed: unregistration.removed, detail: unregistration.detail)
-        case .registerSmartIDDevice(let app, let token, let os, let platform, let profileIds):
-            guard !profileIds.isEmpty else { throw CommandError(code: "invalid-profileID", detail: "give at least one profile id") }
-            for (index, id) in profileIds.enumerated() { try Self.check(id, "profileID[\(index)]") }
-            let registration = DeviceRegistration(deviceId: token, platform: platform, token: token, os: os, pushIds: profileIds)
-            try Self.validate(registration)
-            return RegistrationReply(device: try await store.register(app: app, registration, actingFor: identity, now: Date()))
-        case .setAddressKey(let app, let emailAddressId, let keyId, let publicKey, let ownerUserId, let deviceId):
-            try Self.check(emailAddressId, "emailAddressId")
-            try Self.check(keyId, "keyId")
-            if let deviceId {
-                // A device's own key: the device registers first, and its key goes with it.
-                try Self.check(deviceId, "deviceId")
-                guard try await store.device(app: app, deviceId: deviceId) != nil else {
-                    throw CommandError(code: "device-not-found", detail: "deviceId: app \(app) has no device \(deviceId); register the device first", status: 404)
-                }
-            }
-            let key: RSAEncryptionKey
-            do {
-                key = try RSAEncryptionKey(publicKey)
-            } catch let error as HeraldCryptoError {
-                throw CommandError(code: "invalid-key", detail: "publicKey: \(error.message)", status: 422)
-            }
-            let stored = try await store.setAddressKey(
-                app: app, emailAddressId: emailAddressId, keyId: keyId, publicKeyDER: key.spkiDER.base64EncodedString(), ownerUserId: ownerUserId, deviceId: deviceId)
-            return RegistrationReply(addressKey: stored)
+        case .changeSourceState(let app, let change):
+            return try await apply(change, app: app, actingFor: identity)
         case .eventStatus(let app, let eventId):
             try Self.check(eventId, "eventId")
             guard let status = try await store.eventStatus(app: app, eventId: eventId) else {
@@ -90,17 +67,6 @@ public struct RegistrationCommands: Sendable {
                 throw CommandError(code: "invalid-window", detail: "window: from 1 minute to 24 hours")
             }
             return RegistrationReply(stats: try await store.stats(app: app, since: since, until: until))
-        case .setSponsee(let app, let sponseeId, let type, let value):
-            try Self.check(sponseeId, "id")
-            // Both types are pushed to the com method in value (the gateway checked that it
-            // names a provider the app has, unless the app forwards everything to its server).
-            guard type == 3 || type == 4 else {
-                throw CommandError(code: "invalid-type", detail: "type: 3 (Verity forwards, Herald pushes) or 4 (Verity pushes), not \(type)")
-            }
-            guard TextLimits.fits(value, maximum: TextLimits.long) else {
-                throw CommandError(code: "invalid-value", detail: "value: the com method, e.g. FCM:<token>, 1 to \(TextLimits.long) characters")
-            }
-            return RegistrationReply(sponsee: try await store.setSponsee(app: app, Sponsee(sponseeId: sponseeId, type: type, value: value)))
         case .addIngestSecret(let app, let id, let source, let networks, let sha256):
             try Self.check(id, "id")
             // Which sources are served is the gateway's to say; a name is all Registration keeps.
@@ -140,34 +106,30 @@ public struct RegistrationCommands: Sendable {
     /// or address already registered must be the identity's too, so a token cannot take
     /// over another user's. Checked against the store just before the command runs.
     func authorize(_ command: RegistrationCommand, for identity: ClientIdentity) async throws {
-        func forbidden(_ detail: String) -> CommandError { CommandError(code: "forbidden", detail: detail, status: 403) }
-        /// A device that exists must be the identity's; one that does not is left to the command (404, or a new device).
-        func requireOwned(app: String, deviceId: String) async throws {
-            guard let device = try await store.device(app: app, deviceId: deviceId) else { return }
-            guard identity.owns(device.registration) else { throw forbidden("device \(deviceId) belongs to another user: a client token acts only for its own user (sub)") }
-        }
+        let forbidden = Self.forbidden
         switch command {
         // A registration's existing device and token are checked by the store, in its transaction.
         case .registerDevice(_, let registration):
             guard registration.userId == identity.userId else { throw forbidden("userId: a client token registers devices for its own user (sub) only") }
             guard identity.mayListen(to: registration.pushIds) else { throw forbidden("pushIds: the client token's pushIds claim does not hold every one of these profile ids") }
-        case .registerSmartIDDevice(_, _, _, _, let profileIds):
-            guard identity.mayListen(to: profileIds) else { throw forbidden("profileID: the client token's pushIds claim does not hold every one of these profile ids") }
         case .getDevice(let app, let deviceId), .unregisterDevice(let app, let deviceId, _, _):
-            try await requireOwned(app: app, deviceId: deviceId)
+            try await requireOwned(app: app, deviceId: deviceId, by: identity)
         case .listDevices(_, let query):
             guard query.userId == identity.userId else { throw forbidden("a client token lists its own user's devices only") }
-        case .setAddressKey(let app, let emailAddressId, _, _, let ownerUserId, let deviceId):
-            guard ownerUserId == identity.userId else { throw forbidden("owner: a client token registers address keys for its own user (sub) only") }
-            if let deviceId { try await requireOwned(app: app, deviceId: deviceId) }
-            var lookup = AudienceLookup()
-            lookup.addresses[app] = [emailAddressId]
-            if let owner = try await store.lookUp(lookup).addressKey(app: app, emailAddressId: emailAddressId)?.owner, owner != identity.userId {
-                throw forbidden("email address \(emailAddressId) belongs to another user: a client token registers keys for its own user's addresses only")
-            }
-        case .setSponsee, .eventStatus, .listEvents, .stats, .actingFor, .addIngestSecret, .revokeIngestSecret, .listIngestURLs, .ingestSecrets:
+        case .changeSourceState(let app, let change):
+            try await authorize(change, app: app, for: identity)
+        case .eventStatus, .listEvents, .stats, .actingFor, .addIngestSecret, .revokeIngestSecret, .listIngestURLs, .ingestSecrets:
             throw forbidden("a client token cannot send this command: it is for server API keys")
         }
+    }
+
+    /// 403 with `detail`.
+    static func forbidden(_ detail: String) -> CommandError { CommandError(code: "forbidden", detail: detail, status: 403) }
+
+    /// A device that exists must be the identity's; one that does not is left to the command (404, or a new device).
+    func requireOwned(app: String, deviceId: String, by identity: ClientIdentity) async throws {
+        guard let device = try await store.device(app: app, deviceId: deviceId) else { return }
+        guard identity.owns(device.registration) else { throw Self.forbidden("device \(deviceId) belongs to another user: a client token acts only for its own user (sub)") }
     }
 
     /// Ids, token and key of a registration; the key must be a usable P-256 key and auth secret.

@@ -3,7 +3,8 @@ import HeraldModel
 
 /// The store Registration keeps, by concern, each in its folder with both backends' halves
 /// side by side: devices (`DeviceStore`, Devices/), what audiences resolve to
-/// (`AudienceStore`, Audience/), Evernym's sponsees (`SponseeStore`, Sponsees/), the
+/// (`AudienceStore`, Audience/), the state sources keep besides devices, Evernym's sponsees and email
+/// addresses' keys (`SourceStateStore`, SourceState/), the
 /// idempotency of events (`EventClaimStore`, EventClaims/), delivery outcomes
 /// (`OutcomeStore`, Outcomes/), the event log (`EventLogStore`, EventLog/) and ingest URLs'
 /// secrets (`IngestSecretStore`, IngestSecrets/); each stage asks for the parts it uses. Two
@@ -14,7 +15,7 @@ import HeraldModel
 /// Across replicas the rules hold by constraints, not by reading first: a device id is one
 /// row (last registration wins, so one user per device), a token belongs to one device, and
 /// an event id is claimed by one process at a time.
-public protocol RegistrationStore: DeviceStore, AudienceStore, SponseeStore, EventClaimStore, OutcomeStore, EventLogStore, IngestSecretStore {
+public protocol RegistrationStore: DeviceStore, AudienceStore, SourceStateStore, EventClaimStore, OutcomeStore, EventLogStore, IngestSecretStore {
     /// Forgets processed event ids older than `window`, revocation audit rows older than
     /// `auditWindow`, and delivery outcomes and logged events older than `outcomeWindow`;
     /// returns how many of each.
