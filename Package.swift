@@ -214,8 +214,14 @@ let package = Package(
         ),
         .target(
             name: "HeraldModel",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto"), "HeraldDocuments"],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), "HeraldDocuments", "JSONKit"],
             path: "Shared/HeraldModel"
+        ),
+        // Herald's JSON: a reader and a writer without the coders' per-value boxing, and any
+        // value as a JSONValue. Foundation only, so every module can read and write with it.
+        .target(
+            name: "JSONKit",
+            path: "Shared/JSONKit"
         ),
         .target(
             name: "HeraldCrypto",
@@ -313,7 +319,7 @@ let package = Package(
         .target(
             name: "Messaging",
             dependencies: [
-                "CRabbitMQ",
+                "CRabbitMQ", "JSONKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -339,7 +345,7 @@ let package = Package(
         .target(
             name: "ServiceKit",
             dependencies: [
-                "Messaging",
+                "Messaging", "JSONKit",
                 "HeraldTracing",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
@@ -439,7 +445,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "JSONBenchmark",
-            dependencies: ["HeraldModel"],
+            dependencies: ["HeraldModel", "JSONKit"],
             path: "Benchmarks/JSONBenchmark"
         ),
         .target(
@@ -540,6 +546,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HeraldStorageTests"
+        ),
+        .testTarget(
+            name: "JSONKitTests",
+            dependencies: ["JSONKit"],
+            path: "Tests/JSONKitTests"
         ),
         .testTarget(
             name: "HeraldModelTests",

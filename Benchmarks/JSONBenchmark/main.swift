@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 // Diagnostic: what a contract's JSON costs, and where (coders, timestamps, sorted keys).
 func measure(_ name: String, _ count: Int = 20_000, _ body: () throws -> Void) rethrows {
@@ -48,3 +49,9 @@ try measure("write Delivery (JSONWriter)") { _ = try delivery.wireJSON() }
 try measure("read DispatchRequest (JSONReader)") { _ = try DispatchRequest.fromWireJSON(dispatchData) }
 try measure("write DispatchRequest (JSONWriter)") { _ = try dispatch.wireJSON() }
 try measure("read pack of 20 DispatchRequest (JSONReader)", 2_000) { _ = try DispatchRequest.arrayFromWireJSON(pack) }
+// The dynamic value (a request body read field by field) against Foundation's.
+let deliveryValue = try JSONValue(json: deliveryData)
+let deliveryObject = try JSONSerialization.jsonObject(with: deliveryData)
+try measure("read Delivery as a JSONValue") { _ = try JSONValue(json: deliveryData) }
+measure("write Delivery from a JSONValue") { _ = deliveryValue.json }
+try measure("JSONSerialization write Delivery") { _ = try JSONSerialization.data(withJSONObject: deliveryObject, options: [.sortedKeys, .withoutEscapingSlashes]) }

@@ -7,7 +7,7 @@ import HeraldModel
 /// by its source like the others.
 enum CanonicalEvent {
     @Sendable static func event(_ request: SourceRequest) throws(GatewayError) -> NotificationEvent {
-        if let null = JSONFields.firstNull(in: request.body.object, at: "", known: JSONFields.eventFields) { throw .invalid(null, "must not be null (leave it out instead)") }
+        if let null = JSONFields.firstNull(in: .object(request.body.object), at: "", known: JSONFields.eventFields) { throw .invalid(null, "must not be null (leave it out instead)") }
         // The path names the app (the key was checked against it); a body's own is replaced.
         // Without occurredAt, it occurred now (to the millisecond, as a timestamp says it).
         let postedAt = Date(timeIntervalSince1970: (request.now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)

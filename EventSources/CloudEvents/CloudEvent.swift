@@ -42,7 +42,7 @@ enum CloudEvent {
         if body.has("data_base64") {
             // Binary data as base64, passed on as it is; empty is no bytes.
             data["data_base64"] = try body.optionalString("data_base64", maxLength: Int.max, emptyIsAbsent: true) ?? ""
-        } else if let object = body.object["data"] as? [String: Any] {
+        } else if let object = body.object["data"]?.objectValue {
             let fields = JSONFields(object: object, path: "data")
             for key in object.keys where !["ceSource", "ceId", "ceSubject"].contains(key) {
                 if let text = fields.jsonText(key) { data[key] = text }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDomain
 import HeraldModel
+import JSONKit
 
 /// Evernym/Verity sponsor `POST …/evernym/notify`: `{msgId, msgType?, sponseeDetails,
 /// relationshipDid, metaData?: {msgType?, msgSenderName?}}`; `msgType` from the top level,
@@ -35,10 +36,10 @@ enum EvernymNotify {
         let context: [String: String]
         // The SDK's config object, `{id, type, value}`: its value when that is a com method
         // Herald can push to (type 3 or 4), else the sponsee registered under its id.
-        let config = sponsee.hasPrefix("{") ? (try? JSONSerialization.jsonObject(with: Data(sponsee.utf8))) as? [String: Any] : nil
-        let configId = (config?["id"] as? String).flatMap { TextLimits.fits($0, maximum: TextLimits.identifier) ? $0 : nil }
-        let configPushes = [3, 4].contains(config?["type"] as? Int ?? 0)
-        if let token = request.comMethod(sponsee) ?? (configPushes ? (config?["value"] as? String).flatMap(request.comMethod) : nil) {
+        let config = sponsee.hasPrefix("{") ? (try? JSONValue(json: Data(sponsee.utf8)))?.objectValue : nil
+        let configId = config?["id"]?.stringValue.flatMap { TextLimits.fits($0, maximum: TextLimits.identifier) ? $0 : nil }
+        let configPushes = [3, 4].contains(config?["type"]?.intValue ?? 0)
+        if let token = request.comMethod(sponsee) ?? (configPushes ? config?["value"]?.stringValue.flatMap(request.comMethod) : nil) {
             // The token itself stays out of the context, which the event's status shows.
             audience = .tokens([token])
             context = ["comMethod": token.platform.rawValue.uppercased()]
@@ -48,9 +49,8 @@ enum EvernymNotify {
             let id = configId ?? sponsee
             audience = .users([id])
             // For an app in webhook mode, whose forward carries the message as Evernym sent it.
-            let sent = body.object.filter { fields.contains($0.key) }
-            let text = (try? JSONSerialization.data(withJSONObject: sent, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
-            context = ["sponseeId": id].merging(text.map { [DispatchRequest.WebhookForward.upstreamMessageKey: $0] } ?? [:]) { $1 }
+            let sent = JSONValue.object(body.object.filter { fields.contains($0.key) })
+            context = ["sponseeId": id, DispatchRequest.WebhookForward.upstreamMessageKey: sent.text]
         }
         return NotificationEvent(
             id: eventId(msgId: msgId, sponseeDetails: sponsee), app: request.app, source: .evernym, kind: "message", occurredAt: request.now,

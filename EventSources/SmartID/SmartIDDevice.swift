@@ -19,7 +19,7 @@ enum SmartIDDevice {
         let body = request.body
         var profiles: [String] = []
         if body.has("profileID") {
-            profiles += body.object["profileID"] is [Any] ? try body.strings("profileID") : [try SourceEventIds.trimmedId(body, "profileID")]
+            profiles += body.object["profileID"]?.arrayValue != nil ? try body.strings("profileID") : [try SourceEventIds.trimmedId(body, "profileID")]
         }
         if body.has("profileIDs") { profiles += try body.strings("profileIDs") }
         profiles = try SourceEventIds.trimmedIds(profiles, field: "profileID")

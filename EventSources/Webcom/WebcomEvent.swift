@@ -23,7 +23,7 @@ enum WebcomEvent {
         for field in ["added", "changed"] { _ = try body.optionalNested(field) }
         // The removed children: an object of them, or the list of their ids as the seed's SDK
         // gives them.
-        if body.object["removed"] is [Any] { _ = try body.strings("removed", allowEmpty: true) } else { _ = try body.optionalNested("removed") }
+        if body.object["removed"]?.arrayValue != nil { _ = try body.strings("removed", allowEmpty: true) } else { _ = try body.optionalNested("removed") }
         for field in ["value", "added", "changed", "removed"] {
             if let text = body.jsonText(field) { data[field] = text }
         }

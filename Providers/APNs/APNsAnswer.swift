@@ -1,6 +1,7 @@
 import DispatchKit
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// What an APNs answer means, per Apple's table ("Handling notification responses from
 /// APNs"): 200 delivered (with `apns-id`); 410 `Unregistered` / `ExpiredToken` and 400
@@ -11,8 +12,8 @@ public enum APNsAnswer {
         if response.status == 200 {
             return .delivered(providerId: response.header("apns-id"))
         }
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        guard let raw = object?["reason"] as? String else {
+        let object = try? JSONValue(json: response.body)
+        guard let raw = object?["reason"]?.stringValue else {
             return SendResult(status: response, reason: "HTTP \(response.status) without a reason", now: now)
         }
         let reason = APNsReason(raw)
@@ -20,7 +21,7 @@ public enum APNsAnswer {
         switch (response.status, reason) {
         case (410, _):
             // Milliseconds since 1970: when APNs last confirmed the token was invalid for the topic.
-            let invalidSince = (object?["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
+            let invalidSince = object?["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
             return .revoked(code: reason, reason: "\(raw): the device token is no longer active for the topic", invalidSince: invalidSince)
         case (_, .badDeviceToken):
             return .revoked(code: reason, reason: "BadDeviceToken: the token is not valid for this app's APNs environment")
@@ -42,8 +43,7 @@ public enum APNsAnswer {
     /// Apple's reason, so `AuthorizedSender` renews the token once and retries.
     public static func refusal(_ response: HTTPResponse) -> String? {
         guard response.status == 403,
-              let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-              let raw = object["reason"] as? String, APNsReason.tokenRefusals.contains(APNsReason(raw)) else { return nil }
+              let raw = (try? JSONValue(json: response.body))?["reason"]?.stringValue, APNsReason.tokenRefusals.contains(APNsReason(raw)) else { return nil }
         return raw
     }
 }

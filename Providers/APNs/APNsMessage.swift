@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// The APNs request for one dispatch request: its headers (`apns-push-type`,
 /// `apns-priority`, `apns-expiration`, `apns-collapse-id`, `apns-id`) and its JSON body,

@@ -1,6 +1,7 @@
 import DispatchKit
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// What an FCM `messages:send` answer means, per FCM's error table: delivered, retry
 /// (honouring `Retry-After`), a permanent failure or a dead token. Answers without an FCM
@@ -8,16 +9,16 @@ import HTTPTransport
 /// token (see `refusal`), which `AuthorizedSender` handles before this is read.
 public enum FCMAnswer {
     public static func result(_ response: HTTPResponse, now: Date = Date()) -> SendResult {
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        let object = try? JSONValue(json: response.body)
         if (200..<300).contains(response.status) {
-            return .delivered(providerId: object?["name"] as? String)
+            return .delivered(providerId: object?["name"]?.stringValue)
         }
-        let error = object?["error"] as? [String: Any]
-        let message = error?["message"] as? String ?? "HTTP \(response.status)"
-        let details = error?["details"] as? [[String: Any]] ?? []
-        let code = (details.first { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"] as? String)
+        let error = object?["error"]
+        let message = error?["message"]?.stringValue ?? "HTTP \(response.status)"
+        let details = error?["details"]?.arrayValue ?? []
+        let code = (details.first { $0["@type"]?.stringValue?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?["errorCode"]?.stringValue)
             .map { FCMErrorCode($0) }
-        let fields = details.flatMap { ($0["fieldViolations"] as? [[String: Any]]) ?? [] }.compactMap { $0["field"] as? String }
+        let fields = details.flatMap { $0["fieldViolations"]?.arrayValue ?? [] }.compactMap { $0["field"]?.stringValue }
         switch code {
         case let code? where code == .unregistered || code == .senderIdMismatch:
             return .revoked(code: code, reason: message)
@@ -28,7 +29,7 @@ public enum FCMAnswer {
         case let code?:
             return .failed(code: code, reason: message)
         case nil:
-            return SendResult(status: response, code: (error?["status"] as? String).map { FCMErrorCode($0) }, reason: message, now: now)
+            return SendResult(status: response, code: error?["status"]?.stringValue.map { FCMErrorCode($0) }, reason: message, now: now)
         }
     }
 
@@ -36,10 +37,9 @@ public enum FCMAnswer {
     /// message for it.
     public static func refusal(_ response: HTTPResponse) -> String? {
         guard response.status == 401 else { return nil }
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        let error = object?["error"] as? [String: Any]
-        let details = error?["details"] as? [[String: Any]] ?? []
-        guard !details.contains(where: { ($0["@type"] as? String)?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }) else { return nil }
-        return error?["message"] as? String ?? "HTTP 401"
+        let error = (try? JSONValue(json: response.body))?["error"]
+        let details = error?["details"]?.arrayValue ?? []
+        guard !details.contains(where: { $0["@type"]?.stringValue?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }) else { return nil }
+        return error?["message"]?.stringValue ?? "HTTP 401"
     }
 }

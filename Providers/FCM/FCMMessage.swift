@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// The FCM HTTP v1 `message` for one dispatch request: token, data, notification, Android
 /// TTL, priority and collapse key, and for iOS devices the APNs headers and `aps` payload.

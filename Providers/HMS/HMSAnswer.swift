@@ -1,6 +1,7 @@
 import DispatchKit
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// What a Push Kit `messages:send` answer means for each token of the request, per Push Kit's
 /// result codes (the `code` string of the JSON body; the HTTP status is only a fallback):
@@ -69,16 +70,20 @@ public enum HMSAnswer {
     /// documentation shows `{"success":1,"failure":1,"illegal_tokens":["…"]}`; newer answers
     /// have been seen with `illegalTokens`, as a list or grouped by reason. All three are read.
     static func illegalTokens(in message: String) -> Set<String> {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(message.utf8))) as? [String: Any] else { return [] }
+        guard let object = (try? JSONValue(json: Data(message.utf8)))?.objectValue else { return [] }
+        /// A list of strings (and nothing else) as tokens.
+        func strings(_ value: JSONValue) -> [String]? {
+            guard let list = value.arrayValue else { return nil }
+            let texts = list.compactMap(\.stringValue)
+            return texts.count == list.count ? texts : nil
+        }
         var tokens = Set<String>()
         for key in ["illegal_tokens", "illegalTokens"] {
-            switch object[key] {
-            case let list as [String]:
+            guard let value = object[key] else { continue }
+            if let list = strings(value) {
                 tokens.formUnion(list)
-            case let groups as [String: Any]:
-                for case let list as [String] in groups.values { tokens.formUnion(list) }
-            default:
-                break
+            } else if let groups = value.objectValue {
+                for list in groups.values.compactMap(strings) { tokens.formUnion(list) }
             }
         }
         return tokens
@@ -92,10 +97,10 @@ public enum HMSAnswer {
         var requestId: String?
 
         init(_ response: HTTPResponse) {
-            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-            code = (object?["code"] as? String) ?? (object?["code"] as? Int).map(String.init)
-            message = object?["msg"] as? String
-            requestId = object?["requestId"] as? String
+            let object = try? JSONValue(json: response.body)
+            code = object?["code"]?.stringValue ?? object?["code"]?.intValue.map(String.init)
+            message = object?["msg"]?.stringValue
+            requestId = object?["requestId"]?.stringValue
         }
     }
 }

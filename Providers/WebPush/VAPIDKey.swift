@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCrypto
+import JSONKit
 import Synchronization
 
 /// An app's VAPID key (RFC 8292): signs the ES256 JWT a push service checks, with `aud` the
@@ -40,7 +41,7 @@ public final class VAPIDKey: Sendable {
         }
         let expires = now.addingTimeInterval(Self.lifetime)
         let header = Base64URL.encode(Data(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
-        let claims = try JSONSerialization.data(withJSONObject: ["aud": origin, "exp": Int(expires.timeIntervalSince1970), "sub": subject], options: [.sortedKeys, .withoutEscapingSlashes])
+        let claims = JSONValue.object(["aud": .string(origin), "exp": .int(Int(expires.timeIntervalSince1970)), "sub": .string(subject)]).json
         let input = header + "." + Base64URL.encode(claims)
         let signature = try key.signature(for: Data(input.utf8)).rawRepresentation
         let jwt = input + "." + Base64URL.encode(signature)

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// The body of a forward, Standard Webhooks' shape: `type` (`<source>.<kind>`), `timestamp`
 /// (when the event occurred) and `data`. The body is the same on every attempt; only the
@@ -35,7 +36,7 @@ public struct WebhookPayload: Codable, Sendable, Hashable {
         type = "\(forward.source.rawValue).\(request.kind)"
         timestamp = forward.occurredAt
         var context = forward.context
-        let forwarded = context.removeValue(forKey: DispatchRequest.WebhookForward.upstreamMessageKey).flatMap { try? HeraldJSON.decoder().decode(JSONValue.self, from: Data($0.utf8)) }
+        let forwarded = context.removeValue(forKey: DispatchRequest.WebhookForward.upstreamMessageKey).flatMap { try? JSONValue(json: Data($0.utf8)) }
         data = Content(
             eventId: request.eventId, deliveryId: request.deliveryId, app: request.app, source: forward.source, kind: request.kind,
             recipient: forward.recipient, context: context, data: request.data, alert: request.notification, forwarded: forwarded)

@@ -4,6 +4,7 @@ import Gateway
 import HTTPTypes
 import HeraldControl
 import Hummingbird
+import JSONKit
 import ServiceKit
 import ServiceLifecycle
 
@@ -32,7 +33,7 @@ public enum ConsoleRoutes {
         group.post("/api/session") { request, _ -> Response in
             await answer {
                 let body = try await object(request)
-                guard let app = body["app"] as? String, !app.isEmpty else { throw GatewayError(400, "Invalid request", "app: the app to sign in to is required", field: "app") }
+                guard let app = body["app"]?.stringValue, !app.isEmpty else { throw GatewayError(400, "Invalid request", "app: the app to sign in to is required", field: "app") }
                 return try console.signIn(request.headers[.authorization], app: app)
             }
         }
@@ -58,7 +59,7 @@ public enum ConsoleRoutes {
             await answer {
                 let body = try await object(request)
                 return try await console.purge(
-                    request.headers[.authorization], app: context.parameters.get("app") ?? "", ids: try ids(body), confirm: body["confirm"] as? Bool ?? false)
+                    request.headers[.authorization], app: context.parameters.get("app") ?? "", ids: try ids(body), confirm: body["confirm"]?.boolValue ?? false)
             }
         }
         group.get("/api/apps/:app/samples") { request, context -> Response in
@@ -68,7 +69,7 @@ public enum ConsoleRoutes {
             await answer {
                 let body = try await object(request)
                 let target = SampleTarget(
-                    pushId: body["pushId"] as? String, user: body["user"] as? String, sponsee: body["sponsee"] as? String, address: body["address"] as? String)
+                    pushId: body["pushId"]?.stringValue, user: body["user"]?.stringValue, sponsee: body["sponsee"]?.stringValue, address: body["address"]?.stringValue)
                 return try console.sample(
                     request.headers[.authorization], app: context.parameters.get("app") ?? "", integration: context.parameters.get("integration") ?? "", target: target)
             }
@@ -97,7 +98,7 @@ public enum ConsoleRoutes {
     static func answer(_ body: () async throws -> Console.Object) async -> Response {
         do {
             let object = try await body()
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+            let data = (try? JSONValue(any: object))?.json ?? Data("{}".utf8)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         } catch let error as GatewayError {
             return problem(error)
@@ -113,17 +114,19 @@ public enum ConsoleRoutes {
     }
 
     /// The request's JSON object; 400 when the body is not one.
-    static func object(_ request: Request) async throws -> [String: Any] {
+    static func object(_ request: Request) async throws -> [String: JSONValue] {
         let data = Data(try await request.body.collect(upTo: 64 * 1024).readableBytesView)
         if data.isEmpty { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let object = (try? JSONValue(json: data))?.objectValue else {
             throw GatewayError(400, "Invalid request", "the body must be a JSON object")
         }
         return object
     }
 
-    static func ids(_ body: [String: Any]) throws(GatewayError) -> [String] {
-        guard let ids = body["ids"] as? [String], !ids.isEmpty else {
+    static func ids(_ body: [String: JSONValue]) throws(GatewayError) -> [String] {
+        let list = body["ids"]?.arrayValue ?? []
+        let ids = list.compactMap(\.stringValue)
+        guard !ids.isEmpty, ids.count == list.count else {
             throw GatewayError(400, "Invalid request", "ids: the dead letters' ids are required", field: "ids")
         }
         return ids

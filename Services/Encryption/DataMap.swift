@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// The data map an app receives (plain form), and its smaller variants for payloads over a
 /// provider's limit:
@@ -60,9 +61,8 @@ public enum DataMap {
     /// `{"a":1,"b":2}` → `["a","b"]`; a list of keys (Webcom's SDK gives the removed children
     /// so) stays as it is; any other text is left out (`[]`).
     static func keysOnly(_ json: String) -> String {
-        let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8))
-        let keys = (parsed as? [String: Any])?.keys.sorted() ?? (parsed as? [Any])?.compactMap { $0 as? String } ?? []
-        let encoded = (try? JSONSerialization.data(withJSONObject: keys, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
-        return String(decoding: encoded, as: UTF8.self)
+        let parsed = try? JSONValue(json: Data(json.utf8))
+        let keys = parsed?.objectValue?.keys.sorted() ?? parsed?.arrayValue?.compactMap(\.stringValue) ?? []
+        return JSONValue.array(keys.map(JSONValue.string)).text
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldDomain
 import HeraldModel
+import JSONKit
 import ServiceKit
 
 /// Turns an allowed delivery into the provider payload for its device: renders the alert,
@@ -243,14 +244,20 @@ public struct PayloadBuilder: Sendable {
 
     /// The UTF-8 JSON the device decrypts: the plain map, and the alert when there is one.
     static func plaintext(_ plain: [String: String], alert: DispatchRequest.Notification?) -> Data {
-        var object: [String: Any] = plain
-        if let alert {
-            var rendered: [String: String] = [:]
-            rendered["title"] = alert.title
-            rendered["body"] = alert.body
-            object["alert"] = rendered
+        var json = JSONWriter(capacity: 256)
+        json.beginObject()
+        var keys = Array(plain.keys)
+        if alert != nil, plain["alert"] == nil { keys.append("alert") }
+        for key in keys.sorted() {
+            json.key(key)
+            if key == "alert", let alert {
+                json.titleAndBody(title: alert.title, body: alert.body)
+            } else {
+                json.string(plain[key]!)
+            }
         }
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        json.endObject()
+        return json.data
     }
 
     /// The key a payload is encrypted to, with the id the app gave it.

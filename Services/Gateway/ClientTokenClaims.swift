@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// What the gateway reads of a client token's claims: `aud`, `exp`, `nbf`, `iat`, `sub` and
 /// `pushIds`. As Herald's contracts are read: with `JSONReader` first (a token is checked on a

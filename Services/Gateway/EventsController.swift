@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldModel
 import HeraldTracing
+import JSONKit
 import Messaging
 
 /// The endpoints that take events (`POST …/events` and each integration's own) and show what

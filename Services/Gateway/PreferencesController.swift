@@ -37,7 +37,7 @@ struct PreferencesController {
 
     func putConfiguration(_ call: Gateway.Call) async throws -> Gateway.Reply {
         let configuration: NotificationConfiguration
-        if let null = JSONFields.firstNull(in: try call.fields().object, at: "", known: JSONFields.configurationFields) {
+        if let null = JSONFields.firstNull(in: .object(try call.fields().object), at: "", known: JSONFields.configurationFields) {
             throw GatewayError.invalid(null, "must not be null (leave it out instead)")
         }
         do { configuration = try HeraldJSON.decode(NotificationConfiguration.self, from: call.request.body) } catch let error as DecodingError {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 import Messaging
 
 /// A message in the `dead-letters` queue, read: why it was dead-lettered and where it came from.
@@ -64,11 +65,11 @@ public struct DeadLetter: Sendable {
     /// The app whose message it is: the body's `app` (a contract's, or every element's of a
     /// pack), or nil when the body does not say or names several.
     public var app: String? {
-        switch try? JSONSerialization.jsonObject(with: message.body) {
-        case let object as [String: Any]:
-            return object["app"] as? String
-        case let pack as [[String: Any]]:
-            let apps = Set(pack.map { $0["app"] as? String })
+        switch try? JSONValue(json: message.body) {
+        case .object(let object)?:
+            return object["app"]?.stringValue
+        case .array(let pack)? where pack.allSatisfy({ $0.objectValue != nil }):
+            let apps = Set(pack.map { $0["app"]?.stringValue })
             guard apps.count == 1, let app = apps.first else { return nil }
             return app
         default:

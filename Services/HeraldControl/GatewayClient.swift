@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// Herald's public API as `heraldctl` calls it: one app, one API key. Answers that are not
 /// 2xx become a `ControlError` with the problem's title and detail.
@@ -20,7 +21,7 @@ public struct GatewayClient: Sendable {
     }
 
     /// Calls `method path` under `/v1/apps/{app}` with `body` (JSON) and returns the JSON answer.
-    public func call(_ method: String, _ path: String, body: Data? = nil, headers: [(name: String, value: String)] = []) async throws(ControlError) -> [String: Any] {
+    public func call(_ method: String, _ path: String, body: Data? = nil, headers: [(name: String, value: String)] = []) async throws(ControlError) -> [String: JSONValue] {
         let appSegment = Self.pathSegment(app)
         var allHeaders = [("Authorization", "Bearer \(apiKey)"), ("Accept", "application/json")]
         if body != nil { allHeaders.append(("Content-Type", "application/json")) }
@@ -32,10 +33,10 @@ public struct GatewayClient: Sendable {
         } catch {
             throw ControlError(.unreachable, "cannot reach the gateway at \(baseURL): \(error)")
         }
-        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        let json = (try? JSONValue(json: response.body))?.objectValue ?? [:]
         guard (200..<300).contains(response.status) else {
-            let title = json["title"] as? String ?? "HTTP \(response.status)"
-            let detail = (json["detail"] as? String).map { ": \($0)" } ?? ""
+            let title = json["title"]?.stringValue ?? "HTTP \(response.status)"
+            let detail = json["detail"]?.stringValue.map { ": \($0)" } ?? ""
             let reason: ControlError.Reason = switch response.status {
             case 404: .notFound
             case 400, 413, 422: .invalidInput

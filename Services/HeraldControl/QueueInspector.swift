@@ -2,6 +2,7 @@ import Foundation
 import HeraldDomain
 import HeraldProviders
 import HTTPTransport
+import JSONKit
 import Messaging
 import ServiceKit
 
@@ -45,13 +46,13 @@ public struct QueueInspector: Sendable {
             headers: [("Authorization", "Basic \(credentials)"), ("Accept", "application/json")])
         let response = try? await OneRequest.send(request, name: "heraldctl-management", connectTimeout: .seconds(2), requestTimeout: .seconds(10))
         guard let response, response.status == 200,
-              let list = try? JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] else { return nil }
+              let list = (try? JSONValue(json: response.body))?.arrayValue else { return nil }
         var figures: [String: (unacknowledged: Int, publishRate: Double, deliverRate: Double)] = [:]
         for queue in list {
-            guard let name = queue["name"] as? String else { continue }
-            let stats = queue["message_stats"] as? [String: Any]
-            func rate(_ key: String) -> Double { ((stats?[key] as? [String: Any])?["rate"] as? NSNumber)?.doubleValue ?? 0 }
-            figures[name] = ((queue["messages_unacknowledged"] as? NSNumber)?.intValue ?? 0, rate("publish_details"), rate("deliver_get_details"))
+            guard let name = queue["name"]?.stringValue else { continue }
+            let stats = queue["message_stats"]
+            func rate(_ key: String) -> Double { stats?[key]?["rate"]?.doubleValue ?? 0 }
+            figures[name] = (queue["messages_unacknowledged"]?.intValue ?? 0, rate("publish_details"), rate("deliver_get_details"))
         }
         return figures
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// Whether Herald's services are ready, as each says at its `/readyz`: what the console's
 /// overview shows. A service that does not answer in time is reported not ready, with why.
@@ -56,8 +57,8 @@ public enum ServiceReadiness {
             let response = try await OneRequest.send(
                 HTTPRequest(method: "GET", url: base + "/readyz", headers: [("Accept", "application/json")]),
                 name: "console-readiness", connectTimeout: timeout, requestTimeout: timeout)
-            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-            let checks = object?["checks"] as? [String: String] ?? [:]
+            let object = (try? JSONValue(json: response.body))?.objectValue
+            let checks = (object?["checks"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
             return Report(name: target.name, ready: response.status == 200, checks: checks,
                           error: response.status == 200 || object != nil ? nil : "answered \(response.status)")
         } catch {

@@ -3,6 +3,7 @@ import HeraldDomain
 import HeraldModel
 import HeraldProviders
 import HeraldSources
+import JSONKit
 
 /// What a deployment of Herald consists of, derived from `HeraldExecutable.all` and the
 /// provider and source registries: each executable with its ports and queues, each provider
@@ -83,7 +84,6 @@ public enum HeraldManifest {
 
     /// The manifest as pretty-printed JSON with sorted keys, ending in a newline.
     public static func text(registry: ProviderRegistry = .herald, sources: SourceRegistry = .herald) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: json(registry: registry, sources: sources), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        try JSONValue(any: json(registry: registry, sources: sources)).prettyText + "\n"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransport
+import JSONKit
 
 /// An OAuth 2.0 token endpoint (RFC 6749 §5): a form `POST`, answered with `access_token`
 /// and `expires_in` (a number or, from some servers, a string), or an error.
@@ -20,13 +21,13 @@ public struct OAuthTokenEndpoint: Sendable {
         let response = try await transport.send(HTTPRequest(
             method: "POST", url: url,
             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(form.utf8), timeout: timeout))
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        guard response.status == 200, let token = object?["access_token"] as? String, !token.isEmpty else {
-            let detail = object?["error_description"] as? String ?? object?["error"] as? String
+        let object = try? JSONValue(json: response.body)
+        guard response.status == 200, let token = object?["access_token"]?.stringValue, !token.isEmpty else {
+            let detail = object?["error_description"]?.stringValue ?? object?["error"]?.stringValue
                 ?? String(decoding: response.body.prefix(200), as: UTF8.self)
             throw TokenRequestError(status: response.status == 200 ? 502 : response.status, detail: detail)
         }
-        let lifetime = (object?["expires_in"] as? Double) ?? (object?["expires_in"] as? String).flatMap(Double.init) ?? 3600
+        let lifetime = object?["expires_in"]?.doubleValue ?? object?["expires_in"]?.stringValue.flatMap(Double.init) ?? 3600
         return AccessToken(token: token, lifetime: lifetime)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 import Logging
 import Messaging
 import Metrics
@@ -42,9 +43,9 @@ public struct SentRecordFollower: Service {
 
     /// The delivery ids of one stream message: a JSON string, or a pack (array) of them.
     static func deliveryIds(in message: ReceivedMessage) -> [String] {
-        guard let value = try? JSONSerialization.jsonObject(with: message.body, options: [.fragmentsAllowed]) else { return [] }
-        if let id = value as? String { return [id] }
-        return (value as? [Any])?.compactMap { $0 as? String } ?? []
+        guard let value = try? JSONValue(json: message.body) else { return [] }
+        if let id = value.stringValue { return [id] }
+        return value.arrayValue?.compactMap(\.stringValue) ?? []
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// An HTTP error the gateway answers with, as RFC 9457 `application/problem+json`:
 /// `type`, `title`, `status`, `detail`, and the offending `field` when there is one.

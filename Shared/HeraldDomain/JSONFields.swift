@@ -1,24 +1,28 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
-/// A request body's JSON object read strictly (the gateway's and each source's adapter): each accessor names the field (with its path) in the error
-/// when it is missing or of the wrong type. Sendable by hand: its object is what
-/// JSONSerialization parsed (strings, numbers, arrays, objects), never changed after.
-public struct JSONFields: @unchecked Sendable {
-    public let object: [String: Any]
+/// A request body's JSON object read strictly (the gateway's and each source's adapter): each
+/// accessor names the field (with its path) in the error when it is missing or of the wrong
+/// type. The body is read once, by `JSONReader`, into `JSONValue`s.
+public struct JSONFields: Sendable {
+    public let object: [String: JSONValue]
     public let path: String
 
     public init(_ data: Data) throws(GatewayError) {
-        guard let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue(json: data)
+        } catch {
             throw GatewayError(400, "Malformed JSON", "the body is not valid JSON")
         }
-        guard let object = parsed as? [String: Any] else {
+        guard case .object(let object) = parsed else {
             throw GatewayError(400, "Invalid request", "the body must be a JSON object")
         }
         self.init(object: object, path: "")
     }
 
-    public init(object: [String: Any], path: String) {
+    public init(object: [String: JSONValue], path: String) {
         self.object = object
         self.path = path
     }
@@ -30,9 +34,9 @@ public struct JSONFields: @unchecked Sendable {
 
     /// The value of `key`, nil when absent; a null is refused, not read as absent, so that
     /// the OpenAPI document (no field is nullable) and the gateway agree.
-    private func present(_ key: String) throws(GatewayError) -> Any? {
+    private func present(_ key: String) throws(GatewayError) -> JSONValue? {
         guard let value = object[key] else { return nil }
-        if value is NSNull { throw .invalid(name(key), "must not be null (leave it out instead)") }
+        if value == .null { throw .invalid(name(key), "must not be null (leave it out instead)") }
         return value
     }
 
@@ -45,7 +49,7 @@ public struct JSONFields: @unchecked Sendable {
     /// with `emptyIsAbsent` (for an upstream that sends `""` for "none", as Verity does).
     public func optionalString(_ key: String, maxLength: Int = TextLimits.long, emptyIsAbsent: Bool = false) throws(GatewayError) -> String? {
         guard let value = try present(key) else { return nil }
-        guard let text = value as? String, !Self.isNumber(value) else { throw .invalid(name(key), "must be a string") }
+        guard let text = value.stringValue else { throw .invalid(name(key), "must be a string") }
         if text.isEmpty && emptyIsAbsent { return nil }
         guard !text.isEmpty else { throw .invalid(name(key), "must not be empty") }
         guard TextLimits.fits(text, maximum: maxLength) else { throw .invalid(name(key), "must be at most \(maxLength) characters") }
@@ -54,11 +58,8 @@ public struct JSONFields: @unchecked Sendable {
 
     public func optionalInt(_ key: String) throws(GatewayError) -> Int? {
         guard let value = try present(key) else { return nil }
-        guard let number = value as? NSNumber, Self.isNumber(number), !HeraldJSON.isBoolean(number),
-              number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e15 else {
-            throw .invalid(name(key), "must be an integer")
-        }
-        return number.intValue
+        guard let integer = value.intValue else { throw .invalid(name(key), "must be an integer") }
+        return integer
     }
 
     public func int(_ key: String) throws(GatewayError) -> Int {
@@ -68,8 +69,8 @@ public struct JSONFields: @unchecked Sendable {
 
     public func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
         guard let value = try present(key) else { return nil }
-        guard let number = value as? NSNumber, HeraldJSON.isBoolean(number) else { throw .invalid(name(key), "must be true or false") }
-        return number.boolValue
+        guard let flag = value.boolValue else { throw .invalid(name(key), "must be true or false") }
+        return flag
     }
 
     public func oneOf(_ key: String, _ allowed: [String]) throws(GatewayError) -> String {
@@ -80,10 +81,10 @@ public struct JSONFields: @unchecked Sendable {
 
     public func strings(_ key: String, allowEmpty: Bool = false) throws(GatewayError) -> [String] {
         guard let value = try present(key) else { throw .invalid(name(key), "is required") }
-        guard let list = value as? [Any] else { throw .invalid(name(key), "must be an array of strings") }
+        guard let list = value.arrayValue else { throw .invalid(name(key), "must be an array of strings") }
         var result: [String] = []
         for (index, element) in list.enumerated() {
-            guard let text = element as? String, !Self.isNumber(element), TextLimits.fits(text, maximum: TextLimits.identifier) else {
+            guard let text = element.stringValue, TextLimits.fits(text, maximum: TextLimits.identifier) else {
                 throw .invalid("\(name(key))[\(index)]", "must be a string of 1 to \(TextLimits.identifier) characters")
             }
             result.append(text)
@@ -100,32 +101,27 @@ public struct JSONFields: @unchecked Sendable {
 
     public func optionalNested(_ key: String) throws(GatewayError) -> JSONFields? {
         guard let value = try present(key) else { return nil }
-        guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object") }
+        guard let object = value.objectValue else { throw .invalid(name(key), "must be an object") }
         return JSONFields(object: object, path: name(key))
     }
 
     /// A string map (every value a string).
     public func stringMap(_ key: String) throws(GatewayError) -> [String: String] {
         guard let value = try present(key) else { return [:] }
-        guard let object = value as? [String: Any] else { throw .invalid(name(key), "must be an object of strings") }
+        guard let object = value.objectValue else { throw .invalid(name(key), "must be an object of strings") }
         var map: [String: String] = [:]
         for (field, value) in object {
-            guard let text = value as? String, !Self.isNumber(value) else { throw .invalid("\(name(key)).\(field)", "must be a string") }
+            guard let text = value.stringValue else { throw .invalid("\(name(key)).\(field)", "must be a string") }
             map[field] = text
         }
         return map
     }
 
-    /// Any JSON value re-encoded as compact JSON text (for values passed on as strings).
+    /// Any JSON value as compact JSON text (for values passed on as strings): a string as
+    /// its text, anything else written again as it came (object keys sorted).
     public func jsonText(_ key: String) -> String? {
-        guard has(key), let value = object[key] else { return nil }
-        if let text = value as? String, !Self.isNumber(value) { return text }
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    public static func isNumber(_ value: Any) -> Bool {
-        !(value is String) && value is NSNumber
+        guard let value = object[key] else { return nil }
+        return value.stringValue ?? value.text
     }
 
     /// The fields of a body read by a decoder, as a tree (a list's elements share their
@@ -153,11 +149,11 @@ public struct JSONFields: @unchecked Sendable {
 
     /// The path of the first null among the `known` fields of `value`, or nil: no field of
     /// the API is nullable (a decoder would read a null as absent).
-    public static func firstNull(in value: Any, at path: String, known: Fields) -> String? {
+    public static func firstNull(in value: JSONValue, at path: String, known: Fields) -> String? {
         switch value {
-        case is NSNull:
+        case .null:
             return path.isEmpty ? "body" : path
-        case let object as [String: Any]:
+        case .object(let object):
             for key in object.keys.sorted() {
                 let below: Fields
                 switch known {
@@ -168,7 +164,7 @@ public struct JSONFields: @unchecked Sendable {
                 }
                 if let found = firstNull(in: object[key]!, at: path.isEmpty ? key : "\(path).\(key)", known: below) { return found }
             }
-        case let list as [Any]:
+        case .array(let list):
             for (index, element) in list.enumerated() {
                 if let found = firstNull(in: element, at: "\(path)[\(index)]", known: known) { return found }
             }

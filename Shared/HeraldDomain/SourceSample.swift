@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// A sample of a source's events, for trying a deployment end to end: `heraldctl send`, the
 /// console's test push, the demo's curl and the generated-input tests post it.
@@ -29,7 +30,7 @@ public struct SourceSample: Sendable {
     /// The body as JSON (sorted keys), for a target, an id and a time.
     public func json(for target: SampleTarget, id: String = UUID().uuidString.lowercased(), now: Date = Date()) throws(SampleTarget.Missing) -> Data {
         let object = try body(target, id, now)
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return (try? JSONValue(any: object))?.json ?? Data("{}".utf8)
     }
 
     /// The request's headers: an `Idempotency-Key` of `id` for a source without ids.

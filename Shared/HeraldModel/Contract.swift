@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// A versioned wire contract: a `Codable` message that travels over AMQP with its name in
 /// the `type` property, its own id in `message_id` and its event id in `correlation_id`.

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 // The contracts of every delivery read and written without JSONDecoder/JSONEncoder: every
 // delivery crosses Registration, Preferences, Encryption and a dispatcher as them, and the coders'

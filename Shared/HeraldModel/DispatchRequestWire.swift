@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 // DispatchRequest read with JSONReader and written with JSONWriter (see DeliveryWire.swift).
 

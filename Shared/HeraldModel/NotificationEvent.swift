@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// `herald.event.v1`: something happened upstream that devices should hear about.
 /// Published by the gateway to `herald.events` with routing key `<source>.<kind>`.

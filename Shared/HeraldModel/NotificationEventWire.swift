@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 // NotificationEvent read with JSONReader (see DeliveryWire.swift); its writer is `wireJSON()`.
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// Several messages of one kind, bound for the same exchange and routing key, carried as one
 /// AMQP message: the body is the JSON array of their bodies, the `type` is theirs, and the
@@ -150,14 +151,14 @@ extension ReceivedMessage {
     /// the pack's). For tools and tests: stages decode a pack's body directly.
     public func unpacked(ids: (Data) -> (messageId: String, correlationId: String)? = { _ in nil }) throws -> [ReceivedMessage] {
         guard MessagePack.isPack(properties) else { return [self] }
-        guard let array = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) as? [Any] else {
+        guard let array = (try? JSONValue(json: body))?.arrayValue else {
             throw MessagingError(.invalidMessage, "a \(MessagePack.header) message whose body is not a JSON array")
         }
         var properties = properties
         properties.headers[MessagePack.header] = nil
         for packed in MessagePack.elementTraceHeaders.values { properties.headers[packed] = nil }
         return try array.enumerated().map { index, element in
-            let body = try JSONSerialization.data(withJSONObject: element, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+            let body = element.json
             var properties = properties
             properties.headers.merge(MessagePack.traceHeaders(of: self.properties, element: index)) { $1 }
             if let (messageId, correlationId) = ids(body) {

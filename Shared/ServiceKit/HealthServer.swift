@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import JSONKit
 import Logging
 
 /// The HTTP side every service has: `GET /healthz` (the process is alive), `GET /readyz`
@@ -29,7 +30,7 @@ public enum HealthServer {
     }
 
     static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let data = (try? JSONValue(any: object))?.json ?? Data("{}".utf8)
         return Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 import Logging
 import Synchronization
 
@@ -29,19 +30,19 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        var object: [String: Any] = [
-            "ts": UTCTimestamp.format(Date()),
-            "level": event.level.rawValue,
-            "service": service,
-            "logger": label,
-            "msg": event.message.description,
+        var object: [String: JSONValue] = [
+            "ts": .string(UTCTimestamp.format(Date())),
+            "level": .string(event.level.rawValue),
+            "service": .string(service),
+            "logger": .string(label),
+            "msg": .string(event.message.description),
         ]
         for (key, value) in merged where object[key] == nil {
             object[key] = Redaction.json(key: key, value: value)
         }
-        if let error = event.error { object["error"] = String(describing: error) }
-        if event.level >= .error { object["source"] = "\(event.file):\(event.line)" }
-        guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        if let error = event.error { object["error"] = .string(String(describing: error)) }
+        if event.level >= .error { object["source"] = .string("\(event.file):\(event.line)") }
+        var line = JSONValue.object(object).json
         line.append(0x0A)
         output.write(line)
     }
@@ -74,14 +75,14 @@ public enum Redaction {
         return sensitiveFragments.contains { lowered.contains($0) }
     }
 
-    static func json(key: String, value: Logger.Metadata.Value) -> Any {
+    static func json(key: String, value: Logger.Metadata.Value) -> JSONValue {
         if isSensitive(key) { return "[redacted]" }
         switch value {
-        case .string(let s): return s
-        case .stringConvertible(let c): return c.description
-        case .array(let a): return a.map { json(key: "", value: $0) }
+        case .string(let s): return .string(s)
+        case .stringConvertible(let c): return .string(c.description)
+        case .array(let a): return .array(a.map { json(key: "", value: $0) })
         case .dictionary(let d):
-            return Dictionary(uniqueKeysWithValues: d.map { ($0.key, json(key: $0.key, value: $0.value)) })
+            return .object(Dictionary(uniqueKeysWithValues: d.map { ($0.key, json(key: $0.key, value: $0.value)) }))
         }
     }
 }

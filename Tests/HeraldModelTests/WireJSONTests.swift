@@ -1,6 +1,7 @@
 import Foundation
 import HeraldModel
 import HeraldTestSupport
+import JSONKit
 import Testing
 
 @Suite("Contracts read and written without the coders")

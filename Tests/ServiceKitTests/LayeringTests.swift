@@ -17,7 +17,7 @@ struct LayeringTests {
     /// The libraries under Shared/ by layer; every other folder is one layer whole.
     static let shared: [String: Layer] = [
         "CRabbitMQ": .infrastructure, "CCurl": .infrastructure, "Messaging": .infrastructure, "HeraldTracing": .infrastructure,
-        "HTTPTransport": .infrastructure, "HeraldCrypto": .infrastructure, "HeraldDocuments": .infrastructure,
+        "HTTPTransport": .infrastructure, "HeraldCrypto": .infrastructure, "HeraldDocuments": .infrastructure, "JSONKit": .infrastructure,
         "ServiceKit": .runtime, "HeraldStorage": .runtime,
         "HeraldModel": .domain, "HeraldDomain": .domain, "ProviderEmulation": .domain, "DispatchKit": .domain,
     ]

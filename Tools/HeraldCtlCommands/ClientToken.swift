@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldControl
 import HeraldDomain
+import JSONKit
 
 /// `heraldctl client-token`: a device-side client token for trying an app's calls by hand.
 struct ClientToken: AsyncParsableCommand {
@@ -49,8 +50,8 @@ struct ClientToken: AsyncParsableCommand {
             }
             let token = try NewClientToken(apps: apps, app: app, user: user, pushIds: pushIds, ttl: ttl, privateKeyPEM: pem)
             if json {
-                let document: [String: Any] = ["token": token.token, "expiresAt": ISO8601DateFormatter().string(from: token.expiresAt)]
-                print(String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self))
+                let document: JSONValue = ["token": .string(token.token), "expiresAt": .string(ISO8601DateFormatter().string(from: token.expiresAt))]
+                print(document.text)
             } else {
                 print(token.token)
             }

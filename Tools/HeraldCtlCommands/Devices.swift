@@ -4,6 +4,7 @@ import HeraldControl
 import HeraldDomain
 import HeraldModel
 import HeraldProviders
+import JSONKit
 import ServiceKit
 
 struct Devices: AsyncParsableCommand {
@@ -25,19 +26,18 @@ struct Devices: AsyncParsableCommand {
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
                 let os = os ?? Platform(rawValue: platform).map { ProviderRegistry.herald.deviceOS(platform: $0) }?.rawValue ?? DeviceOS.android.rawValue
-                var body: [String: Any] = ["platform": platform, "token": token, "os": os]
-                if let user { body["userId"] = user }
-                if !pushIds.isEmpty { body["pushIds"] = pushIds }
-                if let locale { body["locale"] = locale }
+                var body: [String: JSONValue] = ["platform": .string(platform), "token": .string(token), "os": .string(os)]
+                if let user { body["userId"] = .string(user) }
+                if !pushIds.isEmpty { body["pushIds"] = .array(pushIds.map(JSONValue.string)) }
+                if let locale { body["locale"] = .string(locale) }
                 if let key {
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(key.utf8)) else {
+                    guard let object = try? JSONValue(json: Data(key.utf8)) else {
                         throw ControlError(.invalidInput, "--key is not JSON")
                     }
                     body["key"] = object
                 }
-                let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-                let answer = try await options.gateway().call("PUT", "/devices/\(GatewayClient.pathSegment(deviceId))", body: data)
-                options.print(json: answer, text: "registered \(deviceId)")
+                let answer = try await options.gateway().call("PUT", "/devices/\(GatewayClient.pathSegment(deviceId))", body: JSONValue.object(body).json)
+                options.print(json: JSONValue.object(answer), text: "registered \(deviceId)")
             }
         }
     }
@@ -50,9 +50,9 @@ struct Devices: AsyncParsableCommand {
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
                 let answer = try await options.gateway().call("GET", "/devices/\(GatewayClient.pathSegment(deviceId))")
-                let device = answer["device"] as? [String: Any] ?? answer
+                let device = answer["device"]?.objectValue ?? answer
                 let text = device.keys.sorted().map { "\($0): \(describe(device[$0]!))" }.joined(separator: "\n")
-                options.print(json: answer, text: text)
+                options.print(json: JSONValue.object(answer), text: text)
             }
         }
     }
@@ -67,7 +67,7 @@ struct Devices: AsyncParsableCommand {
             try await running(options) { () async throws(ControlError) in
                 let query = user.map { "?userId=\(GatewayClient.pathSegment($0))" } ?? ""
                 let answer = try await options.gateway().call("DELETE", "/devices/\(GatewayClient.pathSegment(deviceId))\(query)")
-                options.print(json: answer, text: "removed \(deviceId)")
+                options.print(json: JSONValue.object(answer), text: "removed \(deviceId)")
             }
         }
     }
@@ -75,9 +75,6 @@ struct Devices: AsyncParsableCommand {
 
 /// A JSON value as one line of text.
 func describe(_ value: Any) -> String {
-    if let string = value as? String { return string }
-    if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]) {
-        return String(decoding: data, as: UTF8.self)
-    }
-    return "\(value)"
+    guard let json = try? JSONValue(any: value) else { return "\(value)" }
+    return json.stringValue ?? json.text
 }

@@ -5,6 +5,7 @@ import HeraldControl
 import HeraldDomain
 import HeraldModel
 import HeraldSources
+import JSONKit
 
 /// `heraldctl ingest`: an app's ingest URLs, for upstreams that can be given a URL but send no
 /// `Authorization` header (Verity's sponsor endpoint, Smart ID's push server address).
@@ -24,10 +25,9 @@ struct Ingest: AsyncParsableCommand {
 
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
-                var body: [String: Any] = ["id": id, "source": source]
-                if !networks.isEmpty { body["networks"] = networks }
-                let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-                let answer = try await options.gateway().call("POST", "/ingest-urls", body: data)
+                var body: [String: JSONValue] = ["id": .string(id), "source": .string(source)]
+                if !networks.isEmpty { body["networks"] = .array(networks.map(JSONValue.string)) }
+                let answer = try await options.gateway().call("POST", "/ingest-urls", body: JSONValue.object(body).json)
                 try printMade(answer, options: options)
             }
         }
@@ -57,7 +57,7 @@ struct Ingest: AsyncParsableCommand {
             try await running(options) { () async throws(ControlError) in
                 let path = "/ingest-urls/\(GatewayClient.pathSegment(id))" + (secret.map { "/secrets/\(GatewayClient.pathSegment($0))" } ?? "")
                 let answer = try await options.gateway().call("DELETE", path)
-                options.print(json: answer, text: "revoked \(id)\(secret.map { " secret \($0)" } ?? "")")
+                options.print(json: JSONValue.object(answer), text: "revoked \(id)\(secret.map { " secret \($0)" } ?? "")")
             }
         }
     }
@@ -69,14 +69,14 @@ struct Ingest: AsyncParsableCommand {
         func run() async throws {
             try await running(options) { () async throws(ControlError) in
                 let answer = try await options.gateway().call("GET", "/ingest-urls")
-                let urls = answer["ingestURLs"] as? [[String: Any]] ?? []
+                let urls = answer["ingestURLs"]?.arrayValue ?? []
                 var table = TextTable(["ID", "SOURCE", "NETWORKS", "SECRETS"])
                 for url in urls {
-                    let networks = (url["networks"] as? [String] ?? []).joined(separator: ",")
-                    let secrets = (url["secrets"] as? [[String: Any]] ?? []).map { "\($0["fingerprint"] as? String ?? "?")(\($0["origin"] as? String ?? "api"))" }
-                    table.rows.append([url["id"] as? String ?? "", url["source"] as? String ?? "", networks.isEmpty ? "any" : networks, secrets.joined(separator: " ")])
+                    let networks = (url["networks"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ",")
+                    let secrets = (url["secrets"]?.arrayValue ?? []).map { "\($0["fingerprint"]?.stringValue ?? "?")(\($0["origin"]?.stringValue ?? "api"))" }
+                    table.rows.append([url["id"]?.stringValue ?? "", url["source"]?.stringValue ?? "", networks.isEmpty ? "any" : networks, secrets.joined(separator: " ")])
                 }
-                options.print(json: answer, text: urls.isEmpty ? "no ingest URLs" : table.text)
+                options.print(json: JSONValue.object(answer), text: urls.isEmpty ? "no ingest URLs" : table.text)
             }
         }
     }
@@ -97,8 +97,8 @@ struct Ingest: AsyncParsableCommand {
             }
             let made = NewIngestSecret(id: id, source: source, networks: networks, sourcePath: path)
             if json {
-                let document: [String: Any] = ["secret": made.secret, "path": made.path, "sha256": made.sha256, "line": made.line]
-                print(String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self))
+                let document: JSONValue = ["secret": .string(made.secret), "path": .string(made.path), "sha256": .string(made.sha256), "line": .string(made.line)]
+                print(document.text)
             } else {
                 print("path: \(made.path)")
                 print("line: \(made.line)")
@@ -108,13 +108,14 @@ struct Ingest: AsyncParsableCommand {
 }
 
 /// Prints the answer that made an ingest URL or secret: its whole URL under the gateway's address.
-private func printMade(_ answer: [String: Any], options: Options) throws(ControlError) {
-    let path = answer["path"] as? String ?? ""
+private func printMade(_ answer: [String: JSONValue], options: Options) throws(ControlError) {
+    let path = answer["path"]?.stringValue ?? ""
     var shown = answer
-    shown["url"] = try options.gateway().baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
-    options.print(json: shown, text: """
-        url:         \(shown["url"] as? String ?? "")
-        id:          \(answer["id"] as? String ?? "")   source: \(answer["source"] as? String ?? "")   fingerprint: \(answer["fingerprint"] as? String ?? "")
+    let url = try options.gateway().baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
+    shown["url"] = .string(url)
+    options.print(json: JSONValue.object(shown), text: """
+        url:         \(url)
+        id:          \(answer["id"]?.stringValue ?? "")   source: \(answer["source"]?.stringValue ?? "")   fingerprint: \(answer["fingerprint"]?.stringValue ?? "")
         The URL carries its secret: it is shown this once. Give it to the upstream and keep it out of logs.
         """)
 }

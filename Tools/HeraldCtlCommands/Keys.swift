@@ -2,6 +2,7 @@ import ArgumentParser
 import HeraldControl
 import HeraldDomain
 import Foundation
+import JSONKit
 
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,9 +37,11 @@ struct Keys: AsyncParsableCommand {
                 }
                 let key = try NewAPIKey(id: id, scopes: parsed)
                 if json {
-                    let document: [String: Any] = ["key": key.key, "id": key.id, "sha256": key.sha256, "scopes": key.scopes.map(\.rawValue), "line": key.line]
-                    let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
-                    print(String(decoding: data, as: UTF8.self))
+                    let document: JSONValue = [
+                        "key": .string(key.key), "id": .string(key.id), "sha256": .string(key.sha256),
+                        "scopes": .array(key.scopes.map { .string($0.rawValue) }), "line": .string(key.line),
+                    ]
+                    print(document.text)
                 } else {
                     print("key:  \(key.key)")
                     print("line: \(key.line)")

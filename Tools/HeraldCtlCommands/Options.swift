@@ -1,6 +1,7 @@
 import ArgumentParser
 import HeraldControl
 import Foundation
+import JSONKit
 import Messaging
 
 /// Where Herald is and how to print: the options every command takes, each with its
@@ -48,8 +49,7 @@ struct Options: ParsableArguments {
     /// Prints `value` as JSON (with --json) or `text`.
     func print(json value: Any, text: @autoclosure () -> String) {
         if json {
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            Swift.print(String(decoding: data, as: UTF8.self))
+            Swift.print(((try? JSONValue(any: value)) ?? [:]).prettyText)
         } else {
             Swift.print(text())
         }
@@ -62,9 +62,8 @@ func running(_ options: Options, _ body: () async throws(ControlError) -> Void) 
         try await body()
     } catch {
         if options.json {
-            let problem: [String: Any] = ["error": error.reason.rawValue, "message": error.message, "exitCode": Int(error.exitCode)]
-            let data = (try? JSONSerialization.data(withJSONObject: problem, options: [.sortedKeys])) ?? Data()
-            FileHandle.standardError.write(data + Data("\n".utf8))
+            let problem: JSONValue = ["error": .string(error.reason.rawValue), "message": .string(error.message), "exitCode": .int(Int(error.exitCode))]
+            FileHandle.standardError.write(problem.json + Data("\n".utf8))
         } else {
             FileHandle.standardError.write(Data("heraldctl: \(error.message)\n".utf8))
         }

@@ -3,6 +3,7 @@ import Foundation
 import HeraldControl
 import HeraldDomain
 import HeraldSources
+import JSONKit
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,8 +36,8 @@ struct Send: AsyncParsableCommand {
                 throw ControlError(.invalidInput, "send \(integration) needs \(error.option)")
             }
             let answer = try await options.gateway().call("POST", sample.path, body: body, headers: sample.headers(id: id))
-            let eventId = answer["eventId"] as? String ?? "?"
-            options.print(json: answer, text: eventId)
+            let eventId = answer["eventId"]?.stringValue ?? "?"
+            options.print(json: JSONValue.object(answer), text: eventId)
         }
     }
 }

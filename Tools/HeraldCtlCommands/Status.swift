@@ -1,6 +1,7 @@
 import ArgumentParser
 import HeraldControl
 import Foundation
+import JSONKit
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,14 +16,14 @@ struct Status: AsyncParsableCommand {
         try await running(options) { () async throws(ControlError) in
             let segment = GatewayClient.pathSegment(eventId)
             let answer = try await options.gateway().call("GET", "/events/\(segment)")
-            let event = answer["event"] as? [String: Any] ?? [:]
-            let deliveries = event["deliveries"] as? [[String: Any]] ?? []
+            let event = answer["event"] ?? [:]
+            let deliveries = event["deliveries"]?.arrayValue ?? []
             let table = TextTable(["DELIVERY", "STATUS", "ATTEMPTS", "PROVIDER", "AT", "REASON"], rows: deliveries.map { d in
-                [d["deliveryId"] as? String ?? "", d["status"] as? String ?? "", (d["updates"] as? NSNumber)?.stringValue ?? "",
-                 d["providerCode"] as? String ?? "-", d["at"] as? String ?? "", d["reason"] as? String ?? ""]
+                [d["deliveryId"]?.stringValue ?? "", d["status"]?.stringValue ?? "", d["updates"]?.intValue.map(String.init) ?? "",
+                 d["providerCode"]?.stringValue ?? "-", d["at"]?.stringValue ?? "", d["reason"]?.stringValue ?? ""]
             })
-            let resolved = event["resolved"] as? Bool ?? false
-            options.print(json: answer, text: "\(eventId): \(resolved ? "resolved" : "not resolved yet"), \(deliveries.count) deliveries\n" + (deliveries.isEmpty ? "" : table.text))
+            let resolved = event["resolved"]?.boolValue ?? false
+            options.print(json: JSONValue.object(answer), text: "\(eventId): \(resolved ? "resolved" : "not resolved yet"), \(deliveries.count) deliveries\n" + (deliveries.isEmpty ? "" : table.text))
         }
     }
 }

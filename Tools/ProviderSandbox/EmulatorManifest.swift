@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEmulators
+import JSONKit
 
 /// What `herald-sandbox --manifest` prints: each emulated provider's platform, the demo app's
 /// settings for it and what to try. `scripts/generate` merges it into herald's manifest (whose
@@ -12,7 +13,6 @@ public enum EmulatorManifest {
 
     /// The manifest as pretty-printed JSON with sorted keys, ending in a newline.
     public static func text(_ emulated: [any EmulatedProvider] = HeraldEmulators.all) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: json(emulated), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        try JSONValue(any: json(emulated)).prettyText + "\n"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldModel
+import JSONKit
 
 /// Encodes the deliveries of one event to many devices without encoding the event again
 /// for each: the event's part is encoded once into a template, and per device only the

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads JSON as a stream of calls (`object`, `string`, `int`, …) without `JSONDecoder`'s
 /// per-value boxing, for the contracts a service reads thousands of times a second. It
-/// accepts a strict subset of what `HeraldJSON.decoder()` accepts and throws `Mismatch` for
+/// accepts a strict subset of what Herald's contract decoder (`HeraldJSON.decoder()`) accepts and throws `Mismatch` for
 /// anything else; callers then decode the same bytes with the decoder, which gives the
 /// result or the precise error (see `HeraldJSON.decodeWire`).
 public struct JSONReader {
@@ -11,11 +11,11 @@ public struct JSONReader {
         public init() {}
     }
 
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    @usableFromInline var index = 0
 
     /// Reads from `bytes`, which must outlive the reader (use it inside `withUnsafeBytes`).
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable public init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
@@ -32,7 +32,7 @@ public struct JSONReader {
     // MARK: Values
 
     /// An object: `member` is called with each key and must read that member's value.
-    public mutating func object(_ member: (String, inout JSONReader) throws -> Void) throws {
+    @inlinable public mutating func object(_ member: (String, inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if try peek() == UInt8(ascii: "}") { index += 1; return }
         while true {
@@ -48,7 +48,7 @@ public struct JSONReader {
     }
 
     /// An array: `element` is called once per element and must read it.
-    public mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
+    @inlinable public mutating func array(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         if try peek() == UInt8(ascii: "]") { index += 1; return }
         while true {
@@ -62,18 +62,18 @@ public struct JSONReader {
     }
 
     /// An optional member's value: nil for `null` (as `decodeIfPresent` reads it), else `read`.
-    public mutating func optional<T>(_ read: (inout JSONReader) throws -> T) throws -> T? {
+    @inlinable public mutating func optional<T>(_ read: (inout JSONReader) throws -> T) throws -> T? {
         try null() ? nil : read(&self)
     }
 
     /// Whether the next value is `null`; consumes it if so.
-    public mutating func null() throws -> Bool {
+    @inlinable public mutating func null() throws -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
     }
 
-    public mutating func bool() throws -> Bool {
+    @inlinable public mutating func bool() throws -> Bool {
         switch try peek() {
         case UInt8(ascii: "t"): try literal("true"); return true
         case UInt8(ascii: "f"): try literal("false"); return false
@@ -82,7 +82,7 @@ public struct JSONReader {
     }
 
     /// An integer written as plain digits (no fraction or exponent) that fits in `Int`.
-    public mutating func int() throws -> Int {
+    @inlinable public mutating func int() throws -> Int {
         _ = try peek()
         var negative = false
         if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
@@ -102,7 +102,7 @@ public struct JSONReader {
         return value
     }
 
-    public mutating func string() throws -> String {
+    @inlinable public mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
         var ascii = true
@@ -127,7 +127,7 @@ public struct JSONReader {
     }
 
     /// A JSON object of strings.
-    public mutating func stringMap() throws -> [String: String] {
+    @inlinable public mutating func stringMap() throws -> [String: String] {
         var map: [String: String] = [:]
         try object { key, reader in
             guard map.updateValue(try reader.string(), forKey: key) == nil else { throw Mismatch() }
@@ -135,22 +135,67 @@ public struct JSONReader {
         return map
     }
 
-    public mutating func strings() throws -> [String] {
+    @inlinable public mutating func strings() throws -> [String] {
         var list: [String] = []
         try array { list.append(try $0.string()) }
         return list
     }
 
-    /// A timestamp the way contracts carry it.
-    public mutating func timestamp() throws -> Date {
-        guard let date = HeraldJSON.parseTimestamp(try string()) else { throw Mismatch() }
-        return date
-    }
-
     /// A string that must be one of `T`'s raw values.
-    public mutating func raw<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue == String {
+    @inlinable public mutating func raw<T: RawRepresentable>(_ type: T.Type) throws -> T where T.RawValue == String {
         guard let value = T(rawValue: try string()) else { throw Mismatch() }
         return value
+    }
+
+    /// Any value as a `JSONValue`: an object's duplicate member keeps its last value, as
+    /// Foundation's parser does; objects and arrays nest at most `JSONValue.maximumDepth` deep.
+    public mutating func value() throws -> JSONValue {
+        try value(depth: 1)
+    }
+
+    private mutating func value(depth: Int) throws -> JSONValue {
+        switch try peek() {
+        case UInt8(ascii: "{"):
+            guard depth <= JSONValue.maximumDepth else { throw Mismatch() }
+            var members: [String: JSONValue] = [:]
+            try object { key, reader in members[key] = try reader.value(depth: depth + 1) }
+            return .object(members)
+        case UInt8(ascii: "["):
+            guard depth <= JSONValue.maximumDepth else { throw Mismatch() }
+            var elements: [JSONValue] = []
+            try array { elements.append(try $0.value(depth: depth + 1)) }
+            return .array(elements)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try bool())
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return .number(try number())
+        }
+    }
+
+    /// A number's text, checked against JSON's grammar: `-`, then `0` or digits not starting
+    /// with `0`, then an optional fraction and exponent.
+    public mutating func number() throws -> String {
+        _ = try peek()
+        let start = index
+        func digits() -> Int {
+            let first = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - first
+        }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        let integerDigits = digits()
+        guard integerDigits > 0, !(integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0")) else { throw Mismatch() }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw Mismatch() }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw Mismatch() }
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
     /// Skips any value (for members a contract does not know).
@@ -169,14 +214,14 @@ public struct JSONReader {
     }
 
     /// Only whitespace may follow the value.
-    public mutating func end() throws {
+    @inlinable public mutating func end() throws {
         skipWhitespace()
         guard index == bytes.count else { throw Mismatch() }
     }
 
     // MARK: Bytes
 
-    private mutating func skipWhitespace() {
+    @inlinable mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
@@ -186,31 +231,31 @@ public struct JSONReader {
     }
 
     /// The next significant byte, not consumed.
-    private mutating func peek() throws -> UInt8 {
+    @inlinable mutating func peek() throws -> UInt8 {
         skipWhitespace()
         guard index < bytes.count else { throw Mismatch() }
         return bytes[index]
     }
 
     /// The next significant byte, consumed.
-    private mutating func next() throws -> UInt8 {
+    @inlinable mutating func next() throws -> UInt8 {
         let byte = try peek()
         index += 1
         return byte
     }
 
-    private mutating func expect(_ byte: UInt8) throws {
+    @inlinable mutating func expect(_ byte: UInt8) throws {
         guard try next() == byte else { throw Mismatch() }
     }
 
-    private mutating func literal(_ word: StaticString) throws {
+    @inlinable mutating func literal(_ word: StaticString) throws {
         guard index + word.utf8CodeUnitCount <= bytes.count else { throw Mismatch() }
         for offset in 0..<word.utf8CodeUnitCount where bytes[index + offset] != word.utf8Start[offset] { throw Mismatch() }
         index += word.utf8CodeUnitCount
     }
 
     /// The rest of a string with escapes, from its first byte at `start`.
-    private mutating func escapedString(from start: Int) throws -> String {
+    @usableFromInline mutating func escapedString(from start: Int) throws -> String {
         var utf8 = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
@@ -251,7 +296,7 @@ public struct JSONReader {
         throw Mismatch()
     }
 
-    private mutating func hex4() throws -> UInt32 {
+    @usableFromInline mutating func hex4() throws -> UInt32 {
         guard index + 4 <= bytes.count else { throw Mismatch() }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -267,23 +312,5 @@ public struct JSONReader {
             index += 1
         }
         return value
-    }
-}
-
-/// Which members of an object have been read: a duplicate or a missing required member is a
-/// mismatch (the decoder then decides).
-struct MemberSet {
-    private var bits: UInt32 = 0
-
-    mutating func insert(_ member: Int) throws {
-        let bit: UInt32 = 1 << UInt32(member)
-        guard bits & bit == 0 else { throw JSONReader.Mismatch() }
-        bits |= bit
-    }
-
-    func contains(_ member: Int) -> Bool { bits & (1 << UInt32(member)) != 0 }
-
-    func require(_ members: Int...) throws {
-        for member in members where !contains(member) { throw JSONReader.Mismatch() }
     }
 }
